@@ -1,0 +1,201 @@
+"""The rule catalog: one TOML file per rule under `rules/` (packaged as `breakscan/_rules`).
+
+A rule file holds the rule's id, title, family, severity, message, rationale, fix, the Dynamo
+graph-break ids it corresponds to (from torch's `graph_break_registry.json`), the torch versions
+in which its pattern breaks, how the static pass matches it (`[match]`), and a breaking and a
+fixed example. Every example is a runnable module with `breakscan_examples()`; the test suite
+confirms each with real Dynamo.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+from breakscan.findings import Kind, Severity
+
+FAMILIES = {
+    "BRK1": "data-dependent control flow and scalar extraction",
+    "BRK2": "calls Dynamo cannot trace",
+    "BRK3": "side effects and mutation",
+    "BRK4": "unsupported constructs",
+    "BRK5": "recompile risks",
+    "BRK9": "breakscan's own errors",
+}
+GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+_ID = re.compile(r"^BRK\d{3}$")
+
+
+class CatalogError(ValueError):
+    """A rule file is malformed (missing key, bad id, bad version range)."""
+
+
+@dataclass(frozen=True)
+class Example:
+    """A rule's example: `code` is a whole module defining `breakscan_examples()`."""
+
+    code: str
+    title: str = ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One catalog entry; see the module docstring for the file format."""
+
+    id: str
+    name: str
+    title: str
+    family: str
+    severity: Severity
+    kind: Kind
+    message: str
+    rationale: str
+    fix: str
+    gb_ids: tuple[str, ...]
+    torch_versions: str  # a version range like ">=2.1" or ">=2.1,<2.9"
+    match: dict[str, Any]
+    breaking: tuple[Example, ...]
+    fixed: tuple[Example, ...]
+    tags: tuple[str, ...] = ()
+    precision: str = "high"
+    limitations: str = ""
+    source: Path | None = field(default=None, compare=False)
+
+    def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
+        """True when the pattern breaks on `torch_version` (major, minor); unknown version: True."""
+        if torch_version is None:
+            return True
+        return version_in_range(torch_version, self.torch_versions)
+
+    def gb_links(self) -> list[str]:
+        """Links to the graph-break site's page for each of the rule's GB ids."""
+        return [GB_SITE.format(gb.lower()) for gb in self.gb_ids]
+
+
+def version_in_range(version: tuple[int, int], spec: str) -> bool:
+    """Whether `version` satisfies a comma-separated range like `>=2.1,<2.9` (major.minor only).
+
+    Raises CatalogError on a clause it cannot read.
+    """
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        m = re.fullmatch(r"(>=|<=|==|<|>)\s*(\d+)\.(\d+)", clause)
+        if not m:
+            raise CatalogError(f"bad torch version clause {clause!r}")
+        other = (int(m.group(2)), int(m.group(3)))
+        op = m.group(1)
+        ok = {
+            ">=": version >= other,
+            "<=": version <= other,
+            "==": version == other,
+            "<": version < other,
+            ">": version > other,
+        }[op]
+        if not ok:
+            return False
+    return True
+
+
+def rules_dir() -> Path:
+    """Where the rule files are: `breakscan/_rules` in a wheel, `rules/` in a source checkout."""
+    packaged = Path(__file__).with_name("_rules")
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "rules"
+
+
+def _examples(raw: Any) -> tuple[Example, ...]:
+    if raw is None:
+        return ()
+    if isinstance(raw, str):
+        return (Example(raw),)
+    return tuple(Example(e["code"], e.get("title", "")) for e in raw)
+
+
+def load_rule(path: Path) -> Rule:
+    """Parse one rule file. Raises CatalogError when a required key is missing or wrong."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise CatalogError(f"{path.name}: {exc}") from exc
+    try:
+        rid = data["id"]
+        if not _ID.match(rid):
+            raise CatalogError(f"{path.name}: rule id {rid!r} is not BRKnnn")
+        examples = data.get("examples", {})
+        rule = Rule(
+            id=rid,
+            name=data["name"],
+            title=data["title"],
+            family=rid[:4],
+            severity=Severity(data.get("severity", "warning")),
+            kind=Kind(data.get("kind", "graph-break")),
+            message=data["message"],
+            rationale=data["rationale"].strip(),
+            fix=data["fix"].strip(),
+            gb_ids=tuple(data.get("gb_ids", ())),
+            torch_versions=data.get("torch", ">=2.0"),
+            match=data.get("match", {}),
+            breaking=_examples(examples.get("breaking")),
+            fixed=_examples(examples.get("fixed")),
+            tags=tuple(data.get("tags", ())),
+            precision=data.get("precision", "high"),
+            limitations=data.get("limitations", "").strip(),
+            source=path,
+        )
+    except KeyError as exc:
+        raise CatalogError(f"{path.name}: missing key {exc.args[0]!r}") from exc
+    except ValueError as exc:
+        if isinstance(exc, CatalogError):
+            raise
+        raise CatalogError(f"{path.name}: {exc}") from exc
+    version_in_range((2, 0), rule.torch_versions)  # validate the range now
+    return rule
+
+
+@functools.lru_cache(maxsize=4)
+def load_catalog(directory: Path | None = None) -> dict[str, Rule]:
+    """All rules by id, sorted. Raises CatalogError on a malformed file or a duplicate id."""
+    directory = directory or rules_dir()
+    rules: dict[str, Rule] = {}
+    for path in sorted(directory.glob("*.toml")):
+        rule = load_rule(path)
+        if rule.id in rules:
+            raise CatalogError(f"duplicate rule id {rule.id} in {path.name}")
+        rules[rule.id] = rule
+    return dict(sorted(rules.items()))
+
+
+def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
+    """The newest registry entry for `gb_id` from the installed torch, without importing torch.
+
+    Returns None when torch is not installed or the id is unknown. Source: torch's
+    `torch/_dynamo/graph_break_registry.json`.
+    """
+    import importlib.util
+    import json
+
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    for loc in spec.submodule_search_locations:
+        reg = Path(loc) / "_dynamo" / "graph_break_registry.json"
+        if reg.is_file():
+            entries = _load_registry(str(reg)).get(gb_id)
+            return entries[0] if entries else None
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _load_registry(path: str) -> dict[str, Any]:
+    import json
+
+    return json.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,0 +1,131 @@
+"""The one Finding type that flows from both passes through merge to every reporter."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+
+class Kind(str, Enum):
+    """What a finding is (DESIGN.md, "Findings and merge")."""
+
+    GRAPH_BREAK = "graph-break"
+    FRAME_FALLBACK = "frame-fallback"
+    RECOMPILE = "recompile"
+    GUARD_FAILURE = "guard-failure"
+    ERROR = "error"
+
+
+class Status(str, Enum):
+    """How a finding is known: by the static pass, by Dynamo, or both."""
+
+    CONFIRMED = "confirmed"  # predicted statically and observed by Dynamo on the same line
+    PREDICTED = "predicted"  # static only: not executed, or no dynamic pass
+    OBSERVED = "observed"  # Dynamo only: a static-rule gap
+    REFUTED = "refuted"  # predicted, but Dynamo traced the line without breaking
+
+
+class Severity(str, Enum):
+    """SARIF result levels (SARIF 2.1.0 §3.27.10), ordered by `rank`."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTE = "note"
+
+    @property
+    def rank(self) -> int:
+        """2 for error, 1 for warning, 0 for note: compare against `--fail-on`."""
+        return {"error": 2, "warning": 1, "note": 0}[self.value]
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One frame of a user stack: `path` absolute, `line` 1-based, `column` 1-based or None."""
+
+    path: str
+    line: int
+    function: str = ""
+    column: int | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A graph break, fallback, recompile, guard failure or error at one source location.
+
+    Lines and columns are 1-based; columns count Unicode code points (reporters convert,
+    e.g. SARIF to UTF-16 code units). `path` is absolute. `gb_ids` are Dynamo graph-break
+    ids (`GB0170`) from torch's `graph_break_registry.json`. `stack` is the user stack,
+    innermost frame last (from Dynamo's `User code traceback`).
+    """
+
+    rule_id: str
+    kind: Kind
+    path: str
+    line: int
+    message: str
+    column: int = 1
+    end_line: int | None = None
+    end_column: int | None = None
+    severity: Severity = Severity.WARNING
+    status: Status = Status.PREDICTED
+    fix: str = ""
+    gb_ids: tuple[str, ...] = ()
+    explanation: str = ""
+    hints: tuple[str, ...] = ()
+    stack: tuple[Frame, ...] = ()
+    chain: tuple[str, ...] = ()  # compile-region chain from its root, e.g. ("Model.forward", "helper")
+    entry: str = ""  # the dynamic entry that observed it
+    code: str = ""  # the flagged source text, for messages
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def replace(self, **changes: Any) -> Finding:
+        """Return a copy with `changes` applied (dataclasses.replace)."""
+        return dataclasses.replace(self, **changes)
+
+    def sort_key(self) -> tuple:
+        """Order by file, then line, column and rule id."""
+        return (self.path, self.line, self.column, self.rule_id)
+
+    def to_dict(self, root: Path | None = None) -> dict[str, Any]:
+        """A JSON-ready dict; `path`s are made relative to `root` when inside it."""
+
+        def rel(p: str) -> str:
+            return relative_path(p, root)
+
+        return {
+            "rule_id": self.rule_id,
+            "kind": self.kind.value,
+            "status": self.status.value,
+            "severity": self.severity.value,
+            "path": rel(self.path),
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+            "message": self.message,
+            "fix": self.fix,
+            "gb_ids": list(self.gb_ids),
+            "explanation": self.explanation,
+            "hints": list(self.hints),
+            "stack": [
+                {"path": rel(f.path), "line": f.line, "function": f.function, "column": f.column}
+                for f in self.stack
+            ],
+            "chain": list(self.chain),
+            "entry": self.entry,
+            "code": self.code,
+            "extra": self.extra,
+        }
+
+
+def relative_path(path: str, root: Path | None) -> str:
+    """`path` relative to `root` in POSIX form when inside it, else the absolute path."""
+    if root is None:
+        return path
+    try:
+        return Path(path).resolve().relative_to(root.resolve()).as_posix()
+    except (ValueError, OSError):
+        return path
