@@ -129,3 +129,45 @@ def relative_path(path: str, root: Path | None) -> str:
         return Path(path).resolve().relative_to(root.resolve()).as_posix()
     except (ValueError, OSError):
         return path
+
+
+@dataclass
+class EntryReport:
+    """What the dynamic pass saw for one entry (one compiled callable and its calls).
+
+    Source: `torch._dynamo.explain` for graphs and ops per graph; the `fullgraph=True` check
+    for `fullgraph_ok` / `fullgraph_error`; Dynamo's logs for breaks and recompiles.
+    """
+
+    name: str  # e.g. "fixtures/moe.py:MoE" or "transformers...:LongformerModel"
+    path: str = ""
+    line: int = 0
+    calls: int = 0
+    graphs: int = 0
+    ops_per_graph: list[int] = field(default_factory=list)
+    graph_breaks: int = 0
+    recompiles: int = 0
+    fullgraph_ok: bool | None = None
+    fullgraph_error: str = ""
+    largest_split_by: str = ""  # the break that splits the largest graph
+    seconds: float = 0.0
+    error: str = ""
+
+
+@dataclass
+class Report:
+    """Everything a reporter formats: merged findings plus run facts. Reporters only format."""
+
+    root: Path
+    findings: list[Finding]
+    files_scanned: int = 0
+    entries: list[EntryReport] = field(default_factory=list)
+    torch_version: str | None = None
+    dynamic_ran: bool = False
+    device: str = ""
+    show_refuted: bool = False
+    tool_version: str = ""
+
+    def visible(self) -> list[Finding]:
+        """Findings to show: all but `refuted` unless `show_refuted`."""
+        return [f for f in self.findings if self.show_refuted or f.status is not Status.REFUTED]
