@@ -1,0 +1,314 @@
+"""The rule matcher: one libcst visitor over a module's compile-region code, driven by `rules/`.
+
+A rule's `[match]` table says what it matches: `calls` (qualified callee names, fnmatch
+globs), `tensor_methods` (methods called on a tensor), `logger_methods` (methods of a
+logger object), or `check` (a named structural check implemented here, in CHECKS).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from breakscan.catalog import Rule
+from breakscan.static.index import ModuleInfo, ProjectIndex, dotted_name
+from breakscan.static.regions import Region, compiling_guard
+from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind
+
+LOGGER_NAMES = {"logger", "log", "_logger", "LOGGER", "_LOGGER", "logging"}
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule matched at a node, before positions are resolved."""
+
+    rule: Rule
+    node: cst.CSTNode
+    region: Region
+
+
+class RuleIndex:
+    """The catalog's `[match]` tables, indexed for the visitor."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.calls: list[tuple[str, Rule]] = []
+        self.tensor_methods: dict[str, list[Rule]] = {}
+        self.logger_methods: dict[str, list[Rule]] = {}
+        self.checks: dict[str, list[Rule]] = {}
+        for rule in rules:
+            match = rule.match
+            for pattern in match.get("calls", ()):
+                self.calls.append((pattern, rule))
+            for meth in match.get("tensor_methods", ()):
+                self.tensor_methods.setdefault(meth, []).append(rule)
+            for meth in match.get("logger_methods", ()):
+                self.logger_methods.setdefault(meth, []).append(rule)
+            if "check" in match:
+                self.checks.setdefault(match["check"], []).append(rule)
+
+    def rules_for_call(self, qualname: str) -> list[Rule]:
+        """Rules whose `calls` patterns match a qualified callee name."""
+        return [rule for pattern, rule in self.calls
+                if qualname == pattern or fnmatch.fnmatchcase(qualname, pattern)]
+
+
+def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
+    kind = annotation_kind(param.annotation.annotation if param.annotation else None)
+    if kind is not None:
+        return kind
+    default = param.default
+    if default is not None:
+        if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)) or (
+            isinstance(default, cst.Name) and default.value in ("True", "False")):
+            return T.SCALAR
+        if isinstance(default, cst.Name) and default.value == "None":
+            return T.TENSOR if is_forward_or_root else T.UNKNOWN
+        return T.UNKNOWN
+    return T.TENSOR if is_forward_or_root else T.UNKNOWN
+
+
+class RegionVisitor(cst.CSTVisitor):
+    """Visits one module; checks only code inside region functions (see regions.py)."""
+
+    def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
+                 rules: RuleIndex, param_hints: dict[int, dict[str, T]] | None = None) -> None:
+        self.info = info
+        self.index = index
+        self.regions = regions
+        self.rules = rules
+        self.param_hints = param_hints or {}
+        self.hits: list[Hit] = []
+        self.env: TypeEnv | None = None
+        self.region: Region | None = None
+        self._stack: list[tuple[TypeEnv | None, Region | None]] = []
+        self._test_nodes: set[int] = set()
+
+    # scopes ------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._stack.append((self.env, self.region))
+        region = self.regions.get(id(node))
+        if region is not None:
+            self.region = region
+            self.env = self._root_env(region)
+            self._bind_params(node, region)
+        elif self.region is not None and self.env is not None:  # nested def inside a region
+            self.env = TypeEnv(self.info, parent=self.env)
+            self._bind_params(node, None)
+        else:
+            self.env, self.region = None, None
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.env, self.region = self._stack.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self.region is not None
+
+    def _root_env(self, region: Region) -> TypeEnv:
+        tensors: set[str] = set()
+        scalars: set[str] = set()
+        modules: set[str] = set()
+        if region.cls is not None:
+            tensors, scalars, subs = self.index.class_attr_kinds(region.cls.qualname)
+            modules = set(subs)
+        return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules)
+
+    def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
+        assert self.env is not None
+        is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
+        hints = self.param_hints.get(id(node), {})
+        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        for i, param in enumerate(params):
+            name = param.name.value
+            if i == 0 and name in ("self", "cls") and region is not None and region.cls is not None:
+                continue
+            kind = _param_kind(param, is_root)
+            if kind is T.UNKNOWN and name in hints:
+                kind = hints[name]
+            self.env.names[name] = kind
+
+    # bindings ----------------------------------------------------------------------------
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if self.env is not None:
+            kind = self.env.kind(original_node.value)
+            for target in original_node.targets:
+                self.env.bind(target.target, kind)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if self.env is not None:
+            kind = annotation_kind(original_node.annotation.annotation)
+            if kind is None and original_node.value is not None:
+                kind = self.env.kind(original_node.value)
+            self.env.bind(original_node.target, kind or T.UNKNOWN)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if self.env is not None and self.env.is_tensor(original_node.value):
+            self.env.bind(original_node.target, T.TENSOR)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        if self.env is not None:
+            self.env.bind(original_node.target, self.env.kind(original_node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.env is None:
+            return
+        self.env.bind(node.target, self._element_kind(node.iter))
+
+    def _element_kind(self, it: cst.BaseExpression) -> T:
+        assert self.env is not None
+        kind = self.env.kind(it)
+        if kind in (T.TENSOR_SEQ, *TENSORISH):
+            return T.TENSOR_SEQ if False else T.TENSOR
+        if kind is T.MODULE:
+            return T.MODULE
+        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+            return T.SCALAR
+        return T.UNKNOWN
+
+    # traced-branch pruning -----------------------------------------------------------------
+    def visit_If(self, node: cst.If) -> bool:
+        if self.region is None:
+            return True
+        known = compiling_guard(self.info, node.test)
+        if known is None:
+            self._check_test(node.test)
+            return True
+        if known:
+            node.body.visit(self)
+        elif node.orelse is not None:
+            node.orelse.visit(self)
+        return False
+
+    def visit_While(self, node: cst.While) -> None:
+        if self.region is not None:
+            self._check_test(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self.region is not None:
+            self._check_test(node.test)
+
+    def visit_Assert(self, node: cst.Assert) -> bool:
+        return False  # Dynamo 2.13 traces asserts on tensors without a break
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if self.region is not None and isinstance(node.operator, cst.Not):
+            self._check_test(node.expression)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if self.region is not None and id(node) not in self._test_nodes:
+            self._check_test(node.left)  # the left operand's truth decides short-circuiting
+
+    def _check_test(self, test: cst.BaseExpression) -> None:
+        assert self.env is not None
+        if isinstance(test, cst.BooleanOperation):
+            self._test_nodes.add(id(test))
+            self._check_test(test.left)
+            self._check_test(test.right)
+            return
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return  # visit_UnaryOperation checks the operand
+        if self.env.is_tensor(test):
+            self._emit_check("tensor-branch", test)
+
+    # calls -------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.region is None or self.env is None:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            meth = func.attr.value
+            if meth in self.rules.tensor_methods and self.env.is_tensor(func.value):
+                for rule in self.rules.tensor_methods[meth]:
+                    self._emit(rule, node)
+                return
+            if meth in self.rules.logger_methods and self._is_logger(func.value):
+                for rule in self.rules.logger_methods[meth]:
+                    self._emit(rule, node)
+                return
+            if meth == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
+                if any(self.env.is_tensor(a.value) for a in node.args):
+                    self._emit_check("tensor-format", node)
+                return
+        name = dotted_name(func)
+        if name is None:
+            return
+        qual = self.info.qualify(name)
+        if self._is_shadowed(name):
+            return
+        for rule in self.rules.rules_for_call(qual):
+            self._emit(rule, node)
+        if qual in ("int", "float", "bool") and len(node.args) == 1 and self.env.is_tensor(node.args[0].value):
+            self._emit_check("scalar-conversion", node)
+        elif qual in ("str", "repr") and len(node.args) == 1 and self.env.is_tensor(node.args[0].value):
+            self._emit_check("tensor-format", node)
+        if self._calls_disabled(func, qual):
+            self._emit_check("disabled-call", node)
+
+    def _is_shadowed(self, name: str) -> bool:
+        head = name.split(".")[0]
+        return self.env is not None and head in self.env.names and head not in self.info.imports
+
+    def _is_logger(self, recv: cst.BaseExpression) -> bool:
+        name = dotted_name(recv)
+        if name is None:
+            return False
+        last = name.rsplit(".", 1)[-1]
+        if last in LOGGER_NAMES:
+            return name != "logging" or self.info.qualify("logging") == "logging"
+        value = self.info.module_vars.get(name)
+        if isinstance(value, cst.Call):
+            callee = dotted_name(value.func) or ""
+            return callee.endswith(("getLogger", "get_logger"))
+        return False
+
+    def _calls_disabled(self, func: cst.BaseExpression, qual: str) -> bool:
+        if self.index.is_disabled(qual):
+            return True
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and self.region is not None and self.region.cls):
+            found = self.index.method(self.region.cls.qualname, func.attr.value)
+            if found:
+                _, cls, _ = found
+                return self.index.is_disabled(f"{cls.qualname}.{func.attr.value}")
+        return False
+
+    # other structural checks -----------------------------------------------------------------
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if self.region is None or self.env is None or not self.env.is_tensor(node.value):
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and self.env.kind(element.slice.value) is T.BOOL_TENSOR:
+                self._emit_check("mask-index", node)
+                return
+
+    def visit_FormattedString(self, node: cst.FormattedString) -> None:
+        if self.region is None or self.env is None:
+            return
+        for part in node.parts:
+            if isinstance(part, cst.FormattedStringExpression) and self.env.is_tensor(part.expression):
+                self._emit_check("tensor-format", node)
+                return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if (self.region is not None and self.env is not None and isinstance(node.operator, cst.Modulo)
+                and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+                and (self.env.is_tensor(node.right) or (
+                    isinstance(node.right, cst.Tuple)
+                    and any(self.env.is_tensor(e.value) for e in node.right.elements)))):
+            self._emit_check("tensor-format", node)
+
+    # emit --------------------------------------------------------------------------------
+    def _emit_check(self, check: str, node: cst.CSTNode) -> None:
+        for rule in self.rules.checks.get(check, ()):
+            self._emit(rule, node)
+
+    def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
+        assert self.region is not None
+        self.hits.append(Hit(rule, node, self.region))
+
+
+CheckFn = Callable[[RegionVisitor, cst.CSTNode], None]
+IMPLEMENTED_CHECKS = {"tensor-branch", "scalar-conversion", "mask-index", "tensor-format", "disabled-call"}

@@ -1,0 +1,83 @@
+"""Find the Python files to scan under the given paths, honouring excludes and `.gitignore`."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import pathspec
+
+DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox",
+                    "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache")
+
+
+class MissingPathError(FileNotFoundError):
+    """A path given on the command line does not exist."""
+
+
+def _gitignore(root: Path) -> pathspec.PathSpec | None:
+    ignore = root / ".gitignore"
+    try:
+        lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return None
+    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+
+
+def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[str] = (),
+                      respect_gitignore: bool = True) -> Iterator[Path]:
+    """Yield absolute paths of `.py`/`.pyi` files under `paths`, sorted within each directory.
+
+    A file named explicitly is always yielded (even if excluded), as ruff and mypy do.
+    `exclude` holds gitignore-style patterns relative to `root`. Symlink loops are cut by
+    tracking visited real directories. Raises MissingPathError for a path that does not exist.
+    """
+    user_spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude)) if exclude else None
+    git_spec = _gitignore(root) if respect_gitignore else None
+    seen: set[Path] = set()
+    for given in paths:
+        path = Path(given)
+        if not path.exists() and not path.is_symlink():
+            raise MissingPathError(str(given))
+        path = path.absolute()
+        if not path.is_dir():
+            if path not in seen:
+                seen.add(path)
+                yield path
+            continue
+        yield from _walk(path, root, user_spec, git_spec, seen)
+
+
+def _excluded(path: Path, root: Path, specs: tuple, is_dir: bool) -> bool:
+    try:
+        rel = path.relative_to(root).as_posix()
+    except ValueError:
+        rel = path.name
+    if is_dir:
+        rel += "/"
+    return any(spec is not None and spec.match_file(rel) for spec in specs)
+
+
+def _walk(top: Path, root: Path, user_spec, git_spec, seen: set[Path]) -> Iterator[Path]:
+    visited: set[str] = set()
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if real in visited:  # a symlink loop
+            dirnames[:] = []
+            continue
+        visited.add(real)
+        here = Path(dirpath)
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in DEFAULT_EXCLUDES and not d.endswith(".egg-info")
+            and not _excluded(here / d, root, (user_spec, git_spec), True)
+        )
+        for name in sorted(filenames):
+            if not (name.endswith(".py") or name.endswith(".pyi")):
+                continue
+            path = here / name
+            if path in seen or _excluded(path, root, (user_spec, git_spec), False):
+                continue
+            seen.add(path)
+            yield path

@@ -1,0 +1,335 @@
+"""A light, precision-first type inference: is this expression a tensor, a shape, a scalar?
+
+`unknown` is never flagged. Shapes (`.shape`, `.size()`, `len()`, `.dim()`) are symbolic ints
+Dynamo guards on: a branch on a shape is a guard, not a graph break.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+
+import libcst as cst
+
+from breakscan.static.index import ModuleInfo, dotted_name
+
+
+class T(Enum):
+    """Inferred kinds of values."""
+
+    TENSOR = "tensor"
+    BOOL_TENSOR = "bool-tensor"  # a tensor known to hold booleans (comparisons, masks)
+    TENSOR_SEQ = "tensor-seq"  # tuple/list of tensors (split, chunk, unbind)
+    SHAPE = "shape"  # torch.Size / symbolic int
+    SCALAR = "scalar"  # a plain Python value
+    MODULE = "module"
+    UNKNOWN = "unknown"
+
+
+TENSORISH = (T.TENSOR, T.BOOL_TENSOR)
+
+# Tensor methods that do not return a tensor.
+SHAPE_METHODS = {"size", "dim", "ndimension", "numel", "stride", "nelement", "__len__", "storage_offset"}
+NON_TENSOR_METHODS = SHAPE_METHODS | {
+    "item", "tolist", "data_ptr", "is_contiguous", "element_size", "get_device", "is_floating_point",
+    "is_complex", "is_pinned", "is_shared", "untyped_storage", "numpy", "type", "is_set_to",
+    "has_names", "is_coalesced", "is_nonzero", "equal", "__repr__", "__str__", "__format__",
+    "register_hook", "backward", "dim_order",
+}
+SEQ_METHODS = {"split", "chunk", "unbind", "tensor_split", "split_with_sizes", "unsafe_chunk"}
+BOOL_METHODS = {"eq", "ne", "lt", "le", "gt", "ge", "isnan", "isinf", "isfinite", "logical_and",
+                "logical_or", "logical_not", "logical_xor", "bool", "any", "all", "isclose",
+                "isneginf", "isposinf", "signbit"}
+SHAPE_ATTRS = {"shape", "ndim"}
+NON_TENSOR_ATTRS = SHAPE_ATTRS | {"dtype", "device", "is_cuda", "requires_grad", "layout",
+                                  "is_leaf", "is_sparse", "is_quantized", "is_meta", "names",
+                                  "itemsize", "nbytes", "grad_fn", "is_mps", "is_cpu"}
+TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
+
+# torch functions that return something other than a tensor.
+TORCH_NON_TENSOR = {
+    "torch.is_tensor", "torch.is_floating_point", "torch.is_complex", "torch.numel",
+    "torch.get_default_dtype", "torch.is_grad_enabled", "torch.is_inference_mode_enabled",
+    "torch.finfo", "torch.iinfo", "torch.device", "torch.Size", "torch.dtype", "torch.equal",
+    "torch.is_autocast_enabled", "torch.get_autocast_gpu_dtype", "torch.promote_types",
+    "torch.result_type", "torch.can_cast", "torch.is_storage", "torch.is_nonzero",
+    "torch.no_grad", "torch.enable_grad", "torch.set_grad_enabled", "torch.inference_mode",
+    "torch.autocast", "torch.manual_seed", "torch.compile", "torch.broadcast_shapes",
+    "torch.typename", "torch.get_device", "torch.is_same_size", "torch.Generator",
+}
+TORCH_NON_TENSOR_PREFIXES = ("torch.cuda.", "torch.jit.", "torch.backends.", "torch.compiler.",
+                             "torch._dynamo.", "torch.distributed.", "torch.utils.", "torch.nn.init.",
+                             "torch.testing.", "torch.fx.", "torch.overrides.", "torch.autograd.",
+                             "torch.library.", "torch.ops.", "torch.export.", "torch.onnx.",
+                             "torch.mps.", "torch.xpu.", "torch.accelerator.", "torch.amp.")
+TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
+             "torch.broadcast_tensors", "torch.split_with_sizes", "torch.sort", "torch.topk",
+             "torch.max", "torch.min", "torch.var_mean", "torch.std_mean", "torch.unique",
+             "torch.where", "torch.nonzero", "torch.aminmax", "torch.kthvalue", "torch.mode",
+             "torch.median", "torch.nanmedian", "torch.cummax", "torch.cummin", "torch.frexp",
+             "torch.linalg.eigh", "torch.linalg.qr", "torch.linalg.svd", "torch.histogram"}
+TORCH_BOOL = {"torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne", "torch.lt",
+              "torch.le", "torch.gt", "torch.ge", "torch.logical_and", "torch.logical_or",
+              "torch.logical_not", "torch.logical_xor", "torch.any", "torch.all", "torch.isclose",
+              "torch.isin", "torch.signbit", "torch.greater", "torch.less"}
+TORCH_SHAPE_RETURN = {"torch.numel"}
+PY_SHAPE_BUILTINS = {"len"}
+TENSOR_ANNOTATIONS = {"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
+                      "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"}
+SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex", "dict", "list", "tuple",
+                      "set", "Callable", "type", "Cache", "DynamicCache", "Dict", "List", "Tuple"}
+
+
+def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
+    """Kind from a parameter annotation: `Tensor`, `Optional[Tensor]`, `Tensor | None`, `int`..."""
+    if ann is None:
+        return None
+    if isinstance(ann, cst.SimpleString):
+        text = ann.evaluated_value
+        if isinstance(text, str):
+            try:
+                ann = cst.parse_expression(text)
+            except cst.ParserSyntaxError:
+                return None
+    if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
+        kinds = {annotation_kind(ann.left), annotation_kind(ann.right)} - {None}
+        return T.TENSOR if T.TENSOR in kinds else (kinds.pop() if len(kinds) == 1 else None)
+    if isinstance(ann, cst.Subscript):
+        head = (dotted_name(ann.value) or "").rsplit(".", 1)[-1]
+        if head == "Optional" and ann.slice:
+            inner = ann.slice[0].slice
+            if isinstance(inner, cst.Index):
+                return annotation_kind(inner.value)
+        if head in ("Tuple", "tuple", "List", "list"):
+            inner_kinds = {
+                annotation_kind(e.slice.value) for e in ann.slice if isinstance(e.slice, cst.Index)
+            }
+            return T.TENSOR_SEQ if inner_kinds == {T.TENSOR} else T.SCALAR
+        return T.SCALAR if head in SCALAR_ANNOTATIONS else None
+    name = (dotted_name(ann) or "").rsplit(".", 1)[-1]
+    if name in TENSOR_ANNOTATIONS:
+        return T.TENSOR
+    if name in SCALAR_ANNOTATIONS or name == "None":
+        return T.SCALAR
+    return None
+
+
+class TypeEnv:
+    """Kinds of names in one function scope (a child scope sees its parent's names).
+
+    `self_attrs` gives the enclosing class's tensor attributes (parameters, buffers),
+    scalar attributes, and submodule attributes, from the project index.
+    """
+
+    def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
+                 self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
+                 self_modules: set[str] = frozenset()) -> None:
+        self.info = info
+        self.parent = parent
+        self.names: dict[str, T] = {}
+        self.self_tensors = self_tensors if parent is None else parent.self_tensors
+        self.self_scalars = self_scalars if parent is None else parent.self_scalars
+        self.self_modules = self_modules if parent is None else parent.self_modules
+        self._cache: dict[int, T] = {}
+
+    def lookup(self, name: str) -> T:
+        """The kind bound to `name` here or in an enclosing scope, else UNKNOWN."""
+        env: TypeEnv | None = self
+        while env is not None:
+            if name in env.names:
+                return env.names[name]
+            env = env.parent
+        return T.UNKNOWN
+
+    def bind(self, target: cst.BaseExpression, kind: T) -> None:
+        """Bind an assignment target (name, tuple, starred) to `kind`."""
+        self._cache.clear()
+        if isinstance(target, cst.Name):
+            self.names[target.value] = kind
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            inner = T.TENSOR if kind in (T.TENSOR_SEQ, T.TENSOR) else (
+                T.SHAPE if kind is T.SHAPE else T.UNKNOWN)
+            for el in target.elements:
+                value = el.value
+                if isinstance(el, cst.StarredElement):
+                    self.bind(value, T.TENSOR_SEQ if inner is T.TENSOR else T.UNKNOWN)
+                else:
+                    self.bind(value, inner)
+
+    # inference ---------------------------------------------------------------------------
+    def kind(self, node: cst.BaseExpression) -> T:
+        """The inferred kind of an expression (memoized until the next `bind`)."""
+        key = id(node)
+        if key not in self._cache:
+            self._cache[key] = self._kind(node)
+        return self._cache[key]
+
+    def is_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether `node` is inferred to be a tensor (booleans included)."""
+        return self.kind(node) in TENSORISH
+
+    def _kind(self, node: cst.BaseExpression) -> T:
+        if isinstance(node, cst.Name):
+            if node.value in ("True", "False", "None"):
+                return T.SCALAR
+            return self.lookup(node.value)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString,
+                             cst.ConcatenatedString, cst.FormattedString)):
+            return T.SCALAR
+        if isinstance(node, cst.Attribute):
+            return self._attribute(node)
+        if isinstance(node, cst.Call):
+            return self._call(node)
+        if isinstance(node, cst.BinaryOperation):
+            return self._binary(node)
+        if isinstance(node, cst.UnaryOperation):
+            inner = self.kind(node.expression)
+            if isinstance(node.operator, cst.Not):
+                return T.SCALAR
+            if isinstance(node.operator, cst.BitInvert) and inner in TENSORISH:
+                return inner
+            return inner
+        if isinstance(node, cst.Comparison):
+            return self._comparison(node)
+        if isinstance(node, cst.Subscript):
+            return self._subscript(node)
+        if isinstance(node, (cst.Tuple, cst.List)):
+            kinds = {self.kind(e.value) for e in node.elements if not isinstance(e, cst.StarredElement)}
+            if kinds and kinds <= set(TENSORISH):
+                return T.TENSOR_SEQ
+            return T.SCALAR if not kinds or kinds <= {T.SCALAR, T.SHAPE} else T.UNKNOWN
+        if isinstance(node, cst.IfExp):
+            a, b = self.kind(node.body), self.kind(node.orelse)
+            return a if a == b else (a if b is T.SCALAR and a in TENSORISH else T.UNKNOWN)
+        if isinstance(node, cst.BooleanOperation):
+            a, b = self.kind(node.left), self.kind(node.right)
+            return a if a == b else T.UNKNOWN
+        if isinstance(node, (cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
+            return T.SCALAR
+        return T.UNKNOWN
+
+    def _attribute(self, node: cst.Attribute) -> T:
+        attr = node.attr.value
+        recv = node.value
+        if isinstance(recv, cst.Name) and recv.value == "self":
+            if attr in self.self_tensors:
+                return T.TENSOR
+            if attr in self.self_modules:
+                return T.MODULE
+            if attr in self.self_scalars or attr == "training":
+                return T.SCALAR
+            return T.UNKNOWN
+        recv_kind = self.kind(recv)
+        if recv_kind in TENSORISH:
+            if attr in SHAPE_ATTRS:
+                return T.SHAPE
+            if attr in NON_TENSOR_ATTRS:
+                return T.SCALAR
+            if attr in TENSOR_ATTRS:
+                return T.TENSOR
+            return T.UNKNOWN  # a bound method or unknown attribute
+        if recv_kind is T.MODULE and attr in ("weight", "bias"):
+            return T.TENSOR
+        name = dotted_name(node)
+        if name and self.info.qualify(name).startswith("torch."):
+            return T.SCALAR  # torch.float32, torch.nn.functional (as a value)...
+        return T.UNKNOWN
+
+    def _call(self, node: cst.Call) -> T:
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            recv_kind = self.kind(func.value)
+            meth = func.attr.value
+            if recv_kind in TENSORISH:
+                if meth in SHAPE_METHODS:
+                    return T.TENSOR_SEQ if meth == "size" and False else T.SHAPE
+                if meth in NON_TENSOR_METHODS:
+                    return T.SCALAR
+                if meth in SEQ_METHODS:
+                    return T.TENSOR_SEQ
+                if meth in BOOL_METHODS:
+                    return T.BOOL_TENSOR
+                if meth in ("max", "min", "sort", "topk") and node.args:
+                    return T.TENSOR_SEQ if meth in ("sort", "topk") else T.UNKNOWN
+                return T.TENSOR
+            if recv_kind is T.MODULE:
+                return T.TENSOR if meth == "forward" else T.UNKNOWN
+        name = dotted_name(func)
+        if name is None:
+            return T.UNKNOWN
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if func.attr.value in self.self_modules:
+                return T.TENSOR  # a submodule call
+        if isinstance(func, cst.Name) and self.lookup(func.value) is T.MODULE:
+            return T.TENSOR
+        qual = self.info.qualify(name)
+        if qual in PY_SHAPE_BUILTINS:
+            return T.SHAPE if node.args and self.kind(node.args[0].value) in (
+                *TENSORISH, T.TENSOR_SEQ, T.SHAPE) else T.SCALAR
+        if qual in ("int", "float", "bool", "str", "repr", "round", "abs", "min", "max", "sum", "range"):
+            return self._builtin_numeric(qual, node)
+        if qual.startswith("torch."):
+            return self._torch_call(qual)
+        return T.UNKNOWN
+
+    def _builtin_numeric(self, qual: str, node: cst.Call) -> T:
+        kinds = {self.kind(a.value) for a in node.args}
+        if qual in ("abs", "round") and kinds & set(TENSORISH):
+            return T.TENSOR
+        if kinds and kinds <= {T.SHAPE, T.SCALAR} and T.SHAPE in kinds and qual in ("int", "min", "max", "abs", "round", "sum"):
+            return T.SHAPE
+        return T.SCALAR
+
+    def _torch_call(self, qual: str) -> T:
+        if qual in TORCH_SHAPE_RETURN:
+            return T.SHAPE
+        if qual in TORCH_NON_TENSOR or qual.startswith(TORCH_NON_TENSOR_PREFIXES):
+            return T.UNKNOWN if qual.startswith("torch.utils.") else T.SCALAR
+        if qual in TORCH_SEQ:
+            return T.TENSOR_SEQ
+        if qual in TORCH_BOOL:
+            return T.BOOL_TENSOR
+        last = qual.rsplit(".", 1)[-1]
+        if last[:1].isupper():  # torch.nn.Linear(...), torch.Size(...), torch.float32
+            return T.MODULE if qual.startswith("torch.nn.") else T.SCALAR
+        if qual.startswith(("torch.nn.functional.", "torch.fft.", "torch.special.", "torch.linalg.")):
+            return T.TENSOR
+        if qual.count(".") == 1:
+            return T.TENSOR
+        return T.UNKNOWN
+
+    def _binary(self, node: cst.BinaryOperation) -> T:
+        a, b = self.kind(node.left), self.kind(node.right)
+        if a in TENSORISH or b in TENSORISH:
+            if isinstance(node.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)) and (
+                a is T.BOOL_TENSOR or b is T.BOOL_TENSOR):
+                return T.BOOL_TENSOR
+            return T.TENSOR
+        if T.SHAPE in (a, b) and {a, b} <= {T.SHAPE, T.SCALAR}:
+            return T.SHAPE
+        if a is T.SCALAR and b is T.SCALAR:
+            return T.SCALAR
+        return T.UNKNOWN
+
+    def _comparison(self, node: cst.Comparison) -> T:
+        kinds = [self.kind(node.left)] + [self.kind(c.comparator) for c in node.comparisons]
+        ops = [c.operator for c in node.comparisons]
+        if any(isinstance(op, (cst.Is, cst.IsNot, cst.In, cst.NotIn)) for op in ops):
+            return T.SCALAR
+        if any(k in TENSORISH for k in kinds):
+            return T.BOOL_TENSOR
+        return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
+
+    def _subscript(self, node: cst.Subscript) -> T:
+        base = self.kind(node.value)
+        if base in TENSORISH:
+            return base
+        if base is T.TENSOR_SEQ:
+            only = node.slice[0].slice if len(node.slice) == 1 else None
+            if isinstance(only, cst.Index):
+                return T.TENSOR
+            return T.TENSOR_SEQ
+        if base is T.SHAPE:
+            return T.SHAPE
+        if base is T.MODULE:
+            return T.MODULE
+        return T.UNKNOWN
