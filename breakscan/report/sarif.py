@@ -1,0 +1,279 @@
+"""SARIF 2.1.0 output, built with sarif-om and valid against the official schema.
+
+Section numbers (§) refer to the SARIF 2.1.0 specification (OASIS, errata 01). Columns in
+findings count Unicode code points; SARIF columns here count UTF-16 code units
+(`run.columnKind`, §3.14.17), converted by reading the source line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from urllib.parse import quote
+
+from sarif_om import (
+    ArtifactLocation,
+    CodeFlow,
+    Invocation,
+    Location,
+    LogicalLocation,
+    Message,
+    Notification,
+    PhysicalLocation,
+    Region,
+    Result,
+    Run,
+    RunAutomationDetails,
+    SarifLog,
+    ThreadFlow,
+    ThreadFlowLocation,
+    Tool,
+    ToolComponent,
+)
+
+from breakscan import __version__
+from breakscan.catalog import Rule
+from breakscan.findings import Finding, Frame, Kind, Report, Status
+from breakscan.report.sarif_json import Properties, to_json
+from breakscan.report.sarif_rules import descriptor
+from breakscan.report.source import SourceCache
+
+SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/breakscan/"
+SRCROOT = "%SRCROOT%"
+AUTOMATION_ID = "breakscan/"
+FINGERPRINT_KEY = "breakscan/v1"
+MAX_RESULTS = 25_000  # GitHub code scanning keeps at most 25,000 results per run
+_STATUS_ORDER = {Status.CONFIRMED: 0, Status.OBSERVED: 1, Status.PREDICTED: 2, Status.REFUTED: 3}
+
+
+def render(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_RESULTS) -> str:
+    """The SARIF log as JSON text (UTF-8, indented, newline-terminated)."""
+    doc = to_json(build_log(report, rules, max_results=max_results))
+    doc = {"$schema": doc["$schema"], "version": doc["version"], "runs": doc["runs"]}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_RESULTS) -> SarifLog:
+    """One run (§3.14) holding every finding, refuted ones included (level `note`).
+
+    Results beyond `max_results` are dropped, least severe first, with a notification.
+    """
+    sources = SourceCache()
+    findings = sorted(report.findings, key=Finding.sort_key)
+    prints = fingerprints(findings, report.root, sources)
+    kept = _most_severe(range(len(findings)), findings, max_results)
+    rule_ids = sorted({findings[i].rule_id for i in kept})
+    index = {rid: n for n, rid in enumerate(rule_ids)}
+    levels = {findings[i].rule_id: result_level(findings[i]) for i in reversed(kept)}
+    driver = ToolComponent(
+        name="breakscan",
+        version=report.tool_version or __version__,
+        semantic_version=report.tool_version or __version__,
+        information_uri=INFORMATION_URI,
+        rules=[descriptor(rid, rules, levels[rid]) for rid in rule_ids],
+    )
+    results = [
+        _result(findings[i], index[findings[i].rule_id], prints[i], report.root, sources) for i in kept
+    ]
+    run = Run(
+        tool=Tool(driver=driver),
+        automation_details=RunAutomationDetails(id=AUTOMATION_ID),
+        column_kind="utf16CodeUnits",
+        original_uri_base_ids={SRCROOT: ArtifactLocation(uri=root_uri(report.root))},
+        invocations=[_invocation(findings, len(findings) - len(kept), report.root, sources)],
+        results=results,
+        properties=_run_properties(report),
+    )
+    return SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
+
+
+def result_level(finding: Finding) -> str:
+    """§3.27.10 `level`: the finding's severity; `note` for a refuted prediction."""
+    return "note" if finding.status is Status.REFUTED else finding.severity.value
+
+
+def root_uri(root: Path) -> str:
+    """The `file://` URI of the scan root, ending in `/` as §3.14.14 requires for a base."""
+    uri = root.resolve().as_uri()
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def artifact_location(path: str, root: Path) -> ArtifactLocation:
+    """§3.4: a URI relative to `%SRCROOT%` (§3.4.3 uriBaseId), or absolute `file://` outside it."""
+    absolute = Path(path).resolve()
+    try:
+        rel = absolute.relative_to(root.resolve())
+    except ValueError:
+        return ArtifactLocation(uri=absolute.as_uri())
+    return ArtifactLocation(uri=quote(rel.as_posix(), safe="/"), uri_base_id=SRCROOT)
+
+
+def utf16_column(line: str | None, column: int) -> int:
+    """1-based code-point `column` on `line` as a 1-based UTF-16 code-unit column (§3.30.7).
+
+    Columns past the end of the line (or an unknown line) count one unit per code point.
+    """
+    if line is None or column <= 1:
+        return max(column, 1)
+    prefix = line[: column - 1]
+    units = len(prefix.encode("utf-16-le")) // 2
+    return 1 + units + max(0, column - 1 - len(prefix))
+
+
+def fingerprints(findings: list[Finding], root: Path, sources: SourceCache) -> list[dict[str, str]]:
+    """§3.27.17 `partialFingerprints`, stable when lines are inserted above a finding.
+
+    Hash of rule id, relative path, the stripped source line, and the occurrence index of that
+    same text among earlier findings of the rule in the file. `findings` must be in file order.
+    """
+    seen: Counter[tuple[str, str, str]] = Counter()
+    out = []
+    for f in findings:
+        rel = artifact_location(f.path, root).uri or f.path
+        text = sources.line(f.path, f.line)
+        text = text.strip() if text is not None else (f.code.strip() or f"line {f.line}")
+        key = (f.rule_id, rel, text)
+        digest = hashlib.sha256("\0".join([*key, str(seen[key])]).encode("utf-8")).hexdigest()
+        seen[key] += 1
+        out.append({FINGERPRINT_KEY: digest[:32]})
+    return out
+
+
+def _most_severe(indices: range, findings: list[Finding], limit: int) -> list[int]:
+    """The `limit` most severe indices (severity, then status), back in file order."""
+    if len(indices) <= limit:
+        return list(indices)
+
+    def badness(i: int) -> tuple[int, int, int]:
+        f = findings[i]
+        return (-f.severity.rank, _STATUS_ORDER[f.status], i)
+
+    return sorted(sorted(indices, key=badness)[: max(limit, 0)])
+
+
+def _result(
+    f: Finding, rule_index: int, prints: dict[str, str], root: Path, sources: SourceCache
+) -> Result:
+    """§3.27: one result; `locations[0]` is the primary location (GitHub reads only that)."""
+    frames = list(f.stack)
+    related = [fr for fr in frames if (fr.path, fr.line) != (f.path, f.line)]
+    return Result(
+        rule_id=f.rule_id,
+        rule_index=rule_index,
+        level=result_level(f),
+        message=Message(text=f.message),
+        locations=[_finding_location(f, root, sources)],
+        partial_fingerprints=prints,
+        code_flows=[_code_flow(f, root, sources)] if (frames or f.chain) else None,
+        related_locations=[
+            _frame_location(fr, root, sources, ident=n) for n, fr in enumerate(related)
+        ]
+        or None,
+        properties=_result_properties(f),
+    )
+
+
+def _result_properties(f: Finding) -> Properties:
+    extra: dict[str, object] = {
+        "breakscan/status": f.status.value,
+        "breakscan/kind": f.kind.value,
+        "breakscan/gbIds": list(f.gb_ids),
+    }
+    if f.chain:
+        extra["breakscan/chain"] = list(f.chain)
+    if f.entry:
+        extra["breakscan/entry"] = f.entry
+    if f.fix:
+        extra["breakscan/fix"] = f.fix
+    return Properties(extra=extra)
+
+
+def _region(
+    sources: SourceCache, path: str, line: int, column: int | None, end_line: int | None, end_column: int | None
+) -> Region:
+    """§3.30: 1-based lines and UTF-16 columns; `endColumn` is exclusive (§3.30.8)."""
+    region = Region(start_line=max(line, 1), start_column=utf16_column(sources.line(path, line), column or 1))
+    if end_line is not None and end_line >= line:
+        region.end_line = end_line
+        if end_column is not None:
+            region.end_column = utf16_column(sources.line(path, end_line), end_column)
+    elif end_column is not None and end_column > (column or 1):
+        region.end_column = utf16_column(sources.line(path, line), end_column)
+    return region
+
+
+def _finding_location(f: Finding, root: Path, sources: SourceCache) -> Location:
+    region = _region(sources, f.path, f.line, f.column, f.end_line, f.end_column)
+    return Location(physical_location=PhysicalLocation(artifact_location=artifact_location(f.path, root), region=region))
+
+
+def _frame_location(fr: Frame, root: Path, sources: SourceCache, ident: int | None = None) -> Location:
+    region = _region(sources, fr.path, fr.line, fr.column, None, None)
+    return Location(
+        id=ident if ident is not None else -1,
+        physical_location=PhysicalLocation(artifact_location=artifact_location(fr.path, root), region=region),
+        message=Message(text=f"in {fr.function}" if fr.function else "stack frame"),
+    )
+
+
+def _code_flow(f: Finding, root: Path, sources: SourceCache) -> CodeFlow:
+    """§3.36: one thread flow, outermost first, innermost last.
+
+    From the user stack when there is one, else the compile-region chain (logical locations,
+    §3.33) ending at the finding's own location.
+    """
+    if f.stack:
+        steps = [_frame_location(fr, root, sources) for fr in f.stack]
+        text = "user stack, innermost last"
+    else:
+        steps = [
+            Location(logical_locations=[LogicalLocation(fully_qualified_name=name, kind="function")])
+            for name in f.chain
+        ]
+        steps.append(_finding_location(f, root, sources))
+        text = "compile region: " + " → ".join(f.chain)
+    flow = ThreadFlow(
+        locations=[ThreadFlowLocation(location=loc, nesting_level=n) for n, loc in enumerate(steps)]
+    )
+    return CodeFlow(thread_flows=[flow], message=Message(text=text))
+
+
+def _invocation(findings: list[Finding], omitted: int, root: Path, sources: SourceCache) -> Invocation:
+    """§3.20: `executionSuccessful` is false when any finding is one of breakscan's own errors.
+
+    Each `error`-kind finding is also a `toolExecutionNotification` (§3.20.21).
+    """
+    errors = [f for f in findings if f.kind is Kind.ERROR]
+    notes = [
+        Notification(
+            level="error",
+            message=Message(text=f"{f.rule_id}: {f.message}"),
+            locations=[_finding_location(f, root, sources)],
+        )
+        for f in errors
+    ]
+    if omitted:
+        notes.append(
+            Notification(
+                level="warning",
+                message=Message(
+                    text=f"{omitted} results left out: at most {len(findings) - omitted} per run "
+                    "(GitHub code scanning's limit); the most severe were kept"
+                ),
+            )
+        )
+    return Invocation(execution_successful=not errors, tool_execution_notifications=notes or None)
+
+
+def _run_properties(report: Report) -> Properties:
+    return Properties(
+        extra={
+            "breakscan/torchVersion": report.torch_version,
+            "breakscan/dynamicRan": report.dynamic_ran,
+            "breakscan/device": report.device,
+            "breakscan/filesScanned": report.files_scanned,
+        }
+    )
