@@ -1,0 +1,54 @@
+"""`--format github`: GitHub Actions workflow commands, one annotation per shown finding.
+
+`::warning file=REL,line=L,col=C,endLine=..,endColumn=..,title=RULE: title::message`, with
+`error` / `warning` / `notice` by severity. Refuted findings are left out unless
+`report.show_refuted`. Columns are 1-based code points, as findings hold them.
+Escaping follows GitHub's runner (`toolkit/packages/core/src/command.ts`).
+"""
+
+from __future__ import annotations
+
+from breakscan.catalog import Rule
+from breakscan.findings import Finding, Report, Severity, relative_path
+from breakscan.report.ruleinfo import rule_title
+
+_COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
+
+
+def render(report: Report, rules: dict[str, Rule]) -> str:
+    """One workflow command per line (newline-terminated), in file order."""
+    findings = sorted(report.visible(), key=Finding.sort_key)
+    return "".join(annotation(f, report, rules) + "\n" for f in findings)
+
+
+def annotation(f: Finding, report: Report, rules: dict[str, Rule]) -> str:
+    """The workflow command for one finding."""
+    props = {
+        "file": relative_path(f.path, report.root),
+        "line": str(f.line),
+        "col": str(f.column),
+    }
+    if f.end_line is not None:
+        props["endLine"] = str(f.end_line)
+    if f.end_column is not None:
+        props["endColumn"] = str(f.end_column)
+    props["title"] = f"{f.rule_id}: {rule_title(f.rule_id, rules)}"
+    head = ",".join(f"{k}={escape_property(v)}" for k, v in props.items())
+    return f"::{_COMMAND[f.severity]} {head}::{escape_data(_message(f))}"
+
+
+def _message(f: Finding) -> str:
+    """The message, its status, and the finding's own fix on a second line."""
+    text = f"{f.message} [{f.status.value}]"
+    fix = " ".join(f.fix.split())
+    return f"{text}\nFix: {fix}" if fix else text
+
+
+def escape_data(text: str) -> str:
+    """A command's message: `%`, CR and LF percent-encoded."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """A command property's value: as `escape_data`, plus `:` and `,`."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")

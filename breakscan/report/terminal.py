@@ -1,0 +1,279 @@
+"""The default `--format text` report, drawn with rich.
+
+Findings grouped by file, each with a code frame (span marked with carets), the fix, the
+graph-break id(s) with their site links, the compile-region chain and the user stack; then a
+summary: counts per status and per rule, and the dynamic entries, worst first.
+
+Scanned text (source lines, paths, messages) is untrusted: it only ever goes into `Text`
+objects, which rich never parses as markup (so `[bold]` prints literally, as
+`rich.markup.escape` would make it), after `clean()` has replaced control characters (ANSI
+and OSC 8 escapes, bidi overrides) with visible `\\xNN` / `\\uNNNN` spellings.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from itertools import groupby
+
+from rich.cells import cell_len
+from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
+from rich.text import Text
+
+from breakscan.catalog import Rule
+from breakscan.findings import EntryReport, Finding, Report, Severity, Status, relative_path
+from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
+from breakscan.report.source import SourceCache
+
+CONTEXT_LINES = 2
+TAB = "    "
+_UNSAFE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_SEVERITY_STYLE = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTE: "cyan"}
+_STATUS_STYLE = {
+    Status.CONFIRMED: "bold red",
+    Status.OBSERVED: "magenta",
+    Status.PREDICTED: "yellow",
+    Status.REFUTED: "dim",
+}
+
+
+def render(report: Report, rules: dict[str, Rule], *, width: int = 100) -> str:
+    """The report as plain text (no colour, no escapes), `width` columns wide.
+
+    Trailing spaces (rich pads wrapped and padded lines to full width) are stripped.
+    """
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, color_system=None, force_terminal=False, highlight=False)
+    print_report(report, rules, console)
+    return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
+
+
+def print_report(report: Report, rules: dict[str, Rule], console: Console) -> None:
+    """Print findings by file, then the summary, on `console` (colour if it has any)."""
+    sources = SourceCache()
+    findings = sorted(report.visible(), key=Finding.sort_key)
+    for path, group in groupby(findings, key=lambda f: f.path):
+        console.print(Text(clean(relative_path(path, report.root)), style="bold underline"))
+        for finding in group:
+            console.print(finding_block(finding, report, rules, sources))
+            console.print()
+    console.print(summary(report, rules))
+
+
+def clean(text: str, *, tabs: bool = True) -> str:
+    """`text` with control characters shown as `\\xNN`/`\\uNNNN` (tabs as spaces when `tabs`)."""
+    if tabs:
+        text = text.replace("\t", TAB)
+    return _UNSAFE.sub(lambda m: _visible(m.group()), text)
+
+
+def _visible(ch: str) -> str:
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def _clean_lines(text: str) -> str:
+    """Like `clean`, keeping line breaks (for multi-line messages)."""
+    return "\n".join(clean(line) for line in text.splitlines())
+
+
+def finding_block(f: Finding, report: Report, rules: dict[str, Rule], sources: SourceCache) -> Group:
+    """One finding: headline, code frame, fix, graph-break links, chain and stack."""
+    parts: list[RenderableType] = [headline(f, report)]
+    frame = code_frame(sources.lines(f.path), f)
+    if frame is not None:
+        parts.append(frame)
+    parts += [Padding(line, (0, 0, 0, 2), expand=False) for line in _details(f, rules, report)]
+    return Group(*parts)
+
+
+def headline(f: Finding, report: Report) -> Text:
+    """`path:line:col RULE [status] message`."""
+    where = f"{relative_path(f.path, report.root)}:{f.line}:{f.column}"
+    text = Text()
+    text.append(clean(where), style="bold")
+    text.append(" ")
+    text.append(clean(f.rule_id), style=_SEVERITY_STYLE[f.severity])
+    text.append(" ")
+    text.append(f"[{f.status.value}]", style=_STATUS_STYLE[f.status])
+    text.append(" ")
+    text.append(_clean_lines(f.message))
+    return text
+
+
+def code_frame(lines: list[str] | None, f: Finding, context: int = CONTEXT_LINES) -> Text | None:
+    """Source lines around the finding, the span's lines marked `>` and carets under its start.
+
+    None when the file or the line cannot be read.
+    """
+    if lines is None or not 1 <= f.line <= len(lines):
+        return None
+    last = max(f.line, min(f.end_line or f.line, f.line + 3))
+    first_shown, last_shown = max(1, f.line - context), min(len(lines), last + context)
+    width = len(str(last_shown))
+    frame = Text(no_wrap=True, overflow="ellipsis")
+    for number in range(first_shown, last_shown + 1):
+        marked = f.line <= number <= last
+        gutter = f"{'>' if marked else ' '} {number:>{width}} |" + (" " if lines[number - 1] else "")
+        frame.append(gutter, style="bold" if marked else "dim")
+        if number == f.line:
+            _append_span_line(frame, lines[number - 1], f)
+            frame.append(" " * (width + 3) + "| ", style="dim")
+            frame.append(_carets(lines[number - 1], f), style="bold red")
+        else:
+            frame.append(clean(lines[number - 1]))
+        if number != last_shown:
+            frame.append("\n")
+    return frame
+
+
+def _span(line: str, f: Finding) -> tuple[str, str, str]:
+    """`line` split into before / the finding's span / after (code points, 1-based columns)."""
+    start = max(f.column, 1) - 1
+    if f.end_line not in (None, f.line):
+        end = len(line.rstrip())
+    elif f.end_column is not None and f.end_column > f.column:
+        end = f.end_column - 1
+    else:
+        end = start + 1
+    return line[:start], line[start:end], line[end:]
+
+
+def _append_span_line(frame: Text, line: str, f: Finding) -> None:
+    before, span, after = _span(line, f)
+    frame.append(clean(before))
+    frame.append(clean(span), style="bold red underline")
+    frame.append(clean(after) + "\n")
+
+
+def _carets(line: str, f: Finding) -> str:
+    before, span, _ = _span(line, f)
+    offset = cell_len(clean(before)) + max(0, f.column - 1 - len(line))
+    return " " * offset + "^" * max(1, cell_len(clean(span)))
+
+
+def _details(f: Finding, rules: dict[str, Rule], report: Report) -> list[Text]:
+    """Fix, why/hints, graph-break links, compile-region chain, entry and user stack."""
+    out: list[Text] = []
+    rule = rules.get(f.rule_id)
+    fix = f.fix or (rule.fix if rule else "")
+    if fix:
+        out.append(_labelled("fix", " ".join(fix.split()), "green"))
+    if f.explanation:
+        out.append(_labelled("why", " ".join(f.explanation.split())))
+    out += [_labelled("hint", h.strip()) for h in f.hints if h.strip()]
+    out += [_gb_line(gb) for gb in finding_gb_ids(f, rules)]
+    if f.chain:
+        out.append(_labelled("compile region", " -> ".join(f.chain)))
+    if f.entry:
+        out.append(_labelled("entry", f.entry))
+    if f.stack:
+        out.append(_stack(f, report))
+    return out
+
+
+def _labelled(label: str, value: str, style: str = "") -> Text:
+    text = Text()
+    text.append(f"{label}: ", style=f"bold {style}".strip())
+    text.append(clean(value))
+    return text
+
+
+def _gb_line(gb_id: str) -> Text:
+    text = Text()
+    text.append("graph break: ", style="bold")
+    text.append(clean(gb_id))
+    if GB_ID.match(gb_id):  # only link ids that look like ids: the URL is built from it
+        link = gb_link(gb_id)
+        text.append(" ")
+        text.append(link, style=f"link {link}")
+    return text
+
+
+def _stack(f: Finding, report: Report) -> Text:
+    text = Text()
+    text.append("user stack (innermost last):", style="bold")
+    for frame in f.stack:
+        where = f"{relative_path(frame.path, report.root)}:{frame.line}"
+        text.append("\n  " + clean(where))
+        if frame.function:
+            text.append(" in " + clean(frame.function))
+    return text
+
+
+def summary(report: Report, rules: dict[str, Rule]) -> Group:
+    """Totals, counts per status and per rule, and the dynamic entries (worst first)."""
+    visible = report.visible()
+    files = len({f.path for f in visible})
+    head = Text(f"{len(visible)} finding(s) in {files} file(s); {report.files_scanned} file(s) scanned. ")
+    head.append(_dynamic_note(report), style="dim")
+    parts: list[RenderableType] = [head, status_table(report), rule_table(report, rules)]
+    if report.entries:
+        parts.append(entry_table(report.entries))
+    return Group(*parts)
+
+
+def _dynamic_note(report: Report) -> str:
+    if not report.dynamic_ran:
+        return "Dynamic pass not run: findings are predictions."
+    torch = f"torch {report.torch_version}" if report.torch_version else "torch"
+    device = f" on {report.device}" if report.device else ""
+    return clean(f"Dynamic pass ran with {torch}{device}.")
+
+
+def status_table(report: Report) -> Table:
+    """Findings per status; refuted ones counted even while hidden."""
+    counts = Counter(f.status for f in report.findings)
+    table = Table(title="By status", title_justify="left")
+    table.add_column("status")
+    table.add_column("findings", justify="right")
+    for status in Status:
+        hidden = status is Status.REFUTED and not report.show_refuted and counts[status]
+        label = Text(status.value + (" (hidden)" if hidden else ""), style=_STATUS_STYLE[status])
+        table.add_row(label, str(counts[status]))
+    return table
+
+
+def rule_table(report: Report, rules: dict[str, Rule]) -> Table:
+    """Shown findings per rule, most frequent first."""
+    counts = Counter(f.rule_id for f in report.visible())
+    table = Table(title="By rule", title_justify="left")
+    table.add_column("rule")
+    table.add_column("findings", justify="right")
+    table.add_column("title")
+    for rule_id, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
+        table.add_row(Text(clean(rule_id)), str(count), Text(clean(rule_title(rule_id, rules))))
+    return table
+
+
+def entry_table(entries: list[EntryReport]) -> Table:
+    """One row per dynamic entry, most graphs first (the worst split on top)."""
+    table = Table(title="Dynamic entries (worst first)", title_justify="left")
+    for name, justify in [("entry", "left"), ("calls", "right"), ("graphs", "right"), ("ops per graph", "left"),
+                          ("breaks", "right"), ("recompiles", "right"), ("fullgraph", "left")]:
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for e in sorted(entries, key=lambda e: (-e.graphs, e.name)):
+        table.add_row(
+            Text(clean(e.name)),
+            str(e.calls),
+            str(e.graphs),
+            ", ".join(map(str, e.ops_per_graph)) or "-",
+            str(e.graph_breaks),
+            str(e.recompiles),
+            _fullgraph_cell(e),
+        )
+    return table
+
+
+def _fullgraph_cell(e: EntryReport) -> Text:
+    if e.error:
+        return Text("error: " + clean(" ".join(e.error.split())), style="bold red")
+    if e.fullgraph_ok is None:
+        return Text("-")
+    if e.fullgraph_ok:
+        return Text("ok", style="green")
+    reason = " ".join(e.fullgraph_error.split())
+    return Text("no" + (f": {clean(reason)}" if reason else ""), style="red")
