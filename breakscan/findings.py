@@ -167,6 +167,7 @@ class Report:
     device: str = ""
     show_refuted: bool = False
     tool_version: str = ""
+    quiet: bool = False  # findings only, no summary
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""

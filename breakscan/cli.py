@@ -1,0 +1,238 @@
+"""The `breakscan` command line (typer). `breakscan PATHS` is `breakscan check PATHS`.
+
+Exit codes (DESIGN.md): 0 no finding at or above `--fail-on`, 1 findings, 2 usage error,
+missing path, bad config, or internal error.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from typer.core import TyperGroup
+
+from breakscan import __version__
+
+EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+
+
+class _DefaultToCheck(TyperGroup):
+    """Treat `breakscan ARGS` as `breakscan check ARGS` unless ARGS starts with a command."""
+
+    def parse_args(self, ctx, args):  # noqa: D102 (click API)
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+            args = ["check", *args]
+        return super().parse_args(ctx, args)
+
+
+app = typer.Typer(cls=_DefaultToCheck, add_completion=False, rich_markup_mode=None,
+                  help="Find where torch.compile breaks your graph, recompiles, and why.",
+                  context_settings={"help_option_names": ["-h", "--help"]})
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+    github = "github"
+
+
+class Color(str, Enum):
+    auto = "auto"
+    always = "always"
+    never = "never"
+
+
+def fail(message: str) -> "typer.Exit":
+    """Print a one-line error to stderr and return the exit to raise (status 2)."""
+    typer.echo(f"breakscan: error: {message}", err=True)
+    return typer.Exit(EXIT_ERROR)
+
+
+def git_root(start: Path) -> Path | None:
+    """The git top level containing `start`, or None outside a repository."""
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=start, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write `text` to `path` via a temporary file in the same directory and a rename."""
+    path = path.absolute()
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def make_console(color: Color, file=None):
+    """A rich Console honouring `--color` and NO_COLOR; plain when not a terminal."""
+    from rich.console import Console
+
+    no_color = color is Color.never or (color is Color.auto and bool(os.environ.get("NO_COLOR")))
+    force = True if color is Color.always else None
+    return Console(file=file, force_terminal=force, no_color=no_color, highlight=False,
+                   emoji=False, soft_wrap=False)
+
+
+@app.command("check")
+def check(
+    paths: List[Path] = typer.Argument(None, help="Files or directories to scan (default: .)."),
+    output_format: Format = typer.Option(Format.text, "--format", "-f", help="Report format."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
+    select: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes (BRK1, ALL)."),
+    ignore: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes to skip."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="error|warning|note (default warning)."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    no_dynamic: bool = typer.Option(False, "--no-dynamic", help="Static pass only; never run code."),
+    entry: Optional[List[str]] = typer.Option(None, "--entry", help="FILE:FUNC giving examples to run."),
+    device: Optional[str] = typer.Option(None, help="auto|cpu|cuda for the dynamic pass."),
+    timeout: Optional[float] = typer.Option(None, help="Dynamic-pass time limit per file, seconds."),
+    backend: Optional[str] = typer.Option(None, help="torch.compile backend (default eager)."),
+    torch_version: Optional[str] = typer.Option(None, "--torch-version", help="Target torch X.Y."),
+    regions: Optional[str] = typer.Option(None, help="explicit|modules: where compile regions start."),
+    show_refuted: bool = typer.Option(False, "--show-refuted", help="Show predictions Dynamo refuted."),
+    root: Optional[Path] = typer.Option(None, help="Root for relative paths (default: git top level)."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read."),
+    color: Color = typer.Option(Color.auto, help="auto|always|never (NO_COLOR is honoured)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks for internal errors."),
+) -> None:
+    """Scan PATHS: static pass, plus the dynamic pass for files defining breakscan_examples()."""
+    from breakscan.catalog import CatalogError, load_catalog
+    from breakscan.config import ConfigError, find_pyproject, load_config
+    from breakscan.findings import Severity
+    from breakscan.report import renderer
+    from breakscan.scan import run_scan
+    from breakscan.static.discovery import MissingPathError
+
+    paths = paths or [Path(".")]
+    try:
+        catalog = load_catalog()
+        config = load_config(config_file if config_file else find_pyproject(Path.cwd()))
+        _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, timeout, backend,
+                     torch_version, regions)
+        config.validate(catalog)
+    except (ConfigError, CatalogError) as exc:
+        raise fail(str(exc))
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            raise fail(f"path does not exist: {p}")
+    scan_root = (root or git_root(Path.cwd()) or Path.cwd()).absolute()
+    try:
+        report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
+                          verbose=verbose)
+    except MissingPathError as exc:
+        raise fail(f"path does not exist: {exc}")
+    except Exception as exc:  # breakscan's own bug: exit 2, never a silent pass
+        if verbose:
+            raise
+        raise fail(f"internal error: {type(exc).__name__}: {exc}")
+    _emit(report, catalog, output_format, output, color, quiet)
+    threshold = Severity(config.fail_on).rank
+    failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
+    raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, timeout, backend,
+                 torch_version, regions) -> None:
+    def split(text: str) -> list[str]:
+        return [s.strip() for s in text.split(",") if s.strip()]
+
+    if select:
+        config.select = split(select)
+    if ignore:
+        config.ignore = config.ignore + split(ignore)
+    for name, value in (("fail_on", fail_on), ("device", device), ("timeout", timeout),
+                        ("backend", backend), ("torch_version", torch_version), ("regions", regions)):
+        if value is not None:
+            setattr(config, name, value)
+    if entry:
+        config.entries = list(entry)
+    if no_dynamic:
+        config.dynamic = False
+
+
+def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool) -> None:
+    from breakscan.report import renderer
+
+    if output_format is Format.text and output is None:
+        from breakscan.report.terminal import print_report
+
+        console = make_console(color)
+        report.quiet = quiet
+        print_report(report, catalog, console)
+        return
+    text = renderer(output_format.value)(report, catalog)
+    if output is not None:
+        write_atomic(output, text if text.endswith("\n") else text + "\n")
+    else:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+@app.command("rules")
+def rules_command(
+    output_format: str = typer.Option("text", "--format", "-f", help="text|json"),
+) -> None:
+    """List every rule: id, family, severity, GB ids, title."""
+    import json
+
+    from breakscan.catalog import load_catalog
+
+    catalog = load_catalog()
+    if output_format == "json":
+        typer.echo(json.dumps([
+            {"id": r.id, "name": r.name, "title": r.title, "family": r.family,
+             "severity": r.severity.value, "kind": r.kind.value, "gb_ids": list(r.gb_ids),
+             "torch": r.torch_versions, "fix": r.fix} for r in catalog.values()], indent=2))
+        return
+    if output_format != "text":
+        raise fail("--format must be text or json")
+    from rich.table import Table
+
+    table = Table("id", "name", "severity", "GB ids", "title", box=None)
+    for r in catalog.values():
+        table.add_row(r.id, r.name, r.severity.value, ",".join(r.gb_ids), r.title)
+    make_console(Color.auto).print(table)
+
+
+@app.command("rule")
+def rule_command(rule_id: str = typer.Argument(..., help="A rule id such as BRK102.")) -> None:
+    """Explain one rule: rationale, fix, examples and graph-break site links."""
+    from rich.markdown import Markdown
+
+    from breakscan.catalog import load_catalog
+    from breakscan.report.sarif_rules import _rule_help_markdown
+
+    rule = load_catalog().get(rule_id.upper())
+    if rule is None:
+        raise fail(f"unknown rule id {rule_id!r} (see `breakscan rules`)")
+    make_console(Color.auto).print(Markdown(f"# {rule.id} {rule.name}\n\n**{rule.title}**\n\n"
+                                            + _rule_help_markdown(rule)))
+
+
+@app.command("version")
+def version_command() -> None:
+    """Print breakscan's version."""
+    typer.echo(f"breakscan {__version__}")
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app(prog_name="breakscan")
+    except KeyboardInterrupt:
+        sys.exit(130)

@@ -1,0 +1,70 @@
+"""Merge static predictions with Dynamo's observations into one list of findings.
+
+Statuses (DESIGN.md): `confirmed` when Dynamo broke on a line a static finding spans;
+`refuted` when Dynamo traced that line without breaking; `predicted` otherwise; Dynamo-only
+breaks stay `observed` under their graph-break id.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable
+from pathlib import Path
+
+from breakscan.findings import Finding, Kind, Status
+
+BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
+
+
+def _key(path: str) -> str:
+    try:
+        return str(Path(path).resolve())
+    except OSError:
+        return path
+
+
+def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
+          traced_lines: dict[str, set[int]] | None = None) -> list[Finding]:
+    """Combine both passes; see the module docstring. Returns findings sorted by location."""
+    traced = {_key(p): lines for p, lines in (traced_lines or {}).items()}
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    passthrough: list[Finding] = []
+    for finding in dynamic:
+        if finding.kind in BREAK_KINDS:
+            by_file[_key(finding.path)].append(finding)
+        else:
+            passthrough.append(finding)
+    used: set[int] = set()
+    out: list[Finding] = []
+    for pred in static:
+        if pred.kind not in BREAK_KINDS:
+            out.append(pred)
+            continue
+        key = _key(pred.path)
+        last = pred.end_line or pred.line
+        on_line = [(i, d) for i, d in enumerate(by_file.get(key, ())) if pred.line <= d.line <= last]
+        same_gb = [(i, d) for i, d in on_line if set(d.gb_ids) & set(pred.gb_ids)]
+        matches = same_gb or on_line
+        if matches:
+            out.append(_confirm(pred, [d for _, d in matches]))
+            used.update(id(d) for _, d in matches)
+        elif any(line in traced.get(key, ()) for line in range(pred.line, last + 1)):
+            out.append(pred.replace(status=Status.REFUTED))
+        else:
+            out.append(pred)
+    for findings in by_file.values():
+        out.extend(d.replace(status=Status.OBSERVED) for d in findings if id(d) not in used)
+    out.extend(d.replace(status=Status.OBSERVED) for d in passthrough)
+    out.sort(key=Finding.sort_key)
+    return out
+
+
+def _confirm(pred: Finding, observed: list[Finding]) -> Finding:
+    first = observed[0]
+    gb_ids = tuple(dict.fromkeys([g for d in observed for g in d.gb_ids] + list(pred.gb_ids)))
+    return pred.replace(
+        status=Status.CONFIRMED, gb_ids=gb_ids, explanation=first.explanation,
+        hints=first.hints, stack=first.stack, entry=first.entry,
+        kind=first.kind if first.kind is Kind.FRAME_FALLBACK else pred.kind,
+        extra={**pred.extra, "dynamo_message": first.message},
+    )
