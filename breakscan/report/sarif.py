@@ -154,9 +154,7 @@ def _most_severe(indices: range, findings: list[Finding], limit: int) -> list[in
     return sorted(sorted(indices, key=badness)[: max(limit, 0)])
 
 
-def _result(
-    f: Finding, rule_index: int, prints: dict[str, str], root: Path, sources: SourceCache
-) -> Result:
+def _result(f: Finding, rule_index: int, prints: dict[str, str], root: Path, sources: SourceCache) -> Result:
     """§3.27: one result; `locations[0]` is the primary location (GitHub reads only that)."""
     frames = list(f.stack)
     related = [fr for fr in frames if (fr.path, fr.line) != (f.path, f.line)]
@@ -192,22 +190,31 @@ def _result_properties(f: Finding) -> Properties:
 
 
 def _region(
-    sources: SourceCache, path: str, line: int, column: int | None, end_line: int | None, end_column: int | None
+    sources: SourceCache,
+    path: str,
+    line: int,
+    column: int | None,
+    end_line: int | None,
+    end_column: int | None,
 ) -> Region:
-    """§3.30: 1-based lines and UTF-16 columns; `endColumn` is exclusive (§3.30.8)."""
-    region = Region(start_line=max(line, 1), start_column=utf16_column(sources.line(path, line), column or 1))
+    """§3.30: 1-based lines and UTF-16 columns; `endColumn` is exclusive (§3.30.8).
+
+    An end before the start is dropped.
+    """
+    line, column = max(line, 1), max(column or 1, 1)
+    region = Region(start_line=line, start_column=utf16_column(sources.line(path, line), column))
+    last = end_line if end_line is not None else line
     if end_line is not None and end_line >= line:
         region.end_line = end_line
-        if end_column is not None:
-            region.end_column = utf16_column(sources.line(path, end_line), end_column)
-    elif end_column is not None and end_column > (column or 1):
-        region.end_column = utf16_column(sources.line(path, line), end_column)
+    if end_column is not None and (last, end_column) > (line, column):
+        region.end_column = utf16_column(sources.line(path, last), end_column)
     return region
 
 
 def _finding_location(f: Finding, root: Path, sources: SourceCache) -> Location:
     region = _region(sources, f.path, f.line, f.column, f.end_line, f.end_column)
-    return Location(physical_location=PhysicalLocation(artifact_location=artifact_location(f.path, root), region=region))
+    physical = PhysicalLocation(artifact_location=artifact_location(f.path, root), region=region)
+    return Location(physical_location=physical)
 
 
 def _frame_location(fr: Frame, root: Path, sources: SourceCache, ident: int | None = None) -> Location:

@@ -36,7 +36,9 @@ def catalog_descriptor(rule: Rule) -> ReportingDescriptor:
         name=rule.name,
         short_description=MultiformatMessageString(text=rule.title),
         full_description=MultiformatMessageString(text=_truncate(rule.rationale)),
-        help=MultiformatMessageString(text=_rule_help_text(rule), markdown=_rule_help_markdown(rule)),
+        help=MultiformatMessageString(
+            text=_rule_help_text(rule), markdown=_rule_help_markdown(rule)
+        ),
         help_uri=links[0] if links else None,
         default_configuration=ReportingConfiguration(level=rule.severity.value),
         properties=Properties(
@@ -53,7 +55,8 @@ def gb_descriptor(gb_id: str, entry: dict[str, Any] | None, level: str) -> Repor
     explanation = entry.get("Explanation") or f"Dynamo reported graph break {gb_id}."
     hints = [h.strip() for h in entry.get("Hints") or () if h.strip()]
     link = gb_link(gb_id)
-    text = "\n\n".join([explanation, *(["Hints:\n" + "\n".join(f"- {h}" for h in hints)] if hints else []), link])
+    hint_text = ["Hints:\n" + "\n".join(f"- {h}" for h in hints)] if hints else []
+    text = "\n\n".join([explanation, *hint_text, link])
     markdown = "\n\n".join(
         [
             explanation,
@@ -103,7 +106,12 @@ def _rule_help_text(rule: Rule) -> str:
 
 
 def _rule_help_markdown(rule: Rule) -> str:
-    parts = [f"**{rule.title}**", rule.rationale, f"### Fix\n\n{rule.fix}", f"Breaks on torch `{rule.torch_versions}`."]
+    parts = [
+        f"**{rule.title}**",
+        rule.rationale,
+        f"### Fix\n\n{rule.fix}",
+        f"Breaks on torch `{rule.torch_versions}`.",
+    ]
     parts += [f"### Breaking example\n\n{_fence(e.code)}" for e in rule.breaking]
     parts += [f"### Fixed example\n\n{_fence(e.code)}" for e in rule.fixed]
     if rule.limitations:

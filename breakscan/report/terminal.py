@@ -63,11 +63,9 @@ def print_report(report: Report, rules: dict[str, Rule], console: Console) -> No
     console.print(summary(report, rules))
 
 
-def clean(text: str, *, tabs: bool = True) -> str:
-    """`text` with control characters shown as `\\xNN`/`\\uNNNN` (tabs as spaces when `tabs`)."""
-    if tabs:
-        text = text.replace("\t", TAB)
-    return _UNSAFE.sub(lambda m: _visible(m.group()), text)
+def clean(text: str) -> str:
+    """`text` with tabs as spaces and control characters shown as `\\xNN` / `\\uNNNN`."""
+    return _UNSAFE.sub(lambda m: _visible(m.group()), text.replace("\t", TAB))
 
 
 def _visible(ch: str) -> str:
@@ -208,9 +206,14 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
     """Totals, counts per status and per rule, and the dynamic entries (worst first)."""
     visible = report.visible()
     files = len({f.path for f in visible})
-    head = Text(f"{len(visible)} finding(s) in {files} file(s); {report.files_scanned} file(s) scanned. ")
+    if visible:
+        head = Text(f"{len(visible)} finding(s) in {files} file(s); {report.files_scanned} file(s) scanned. ")
+    else:
+        head = Text(f"No findings; {report.files_scanned} file(s) scanned. ", style="green")
     head.append(_dynamic_note(report), style="dim")
-    parts: list[RenderableType] = [head, status_table(report), rule_table(report, rules)]
+    parts: list[RenderableType] = [head, status_table(report)]
+    if visible:
+        parts.append(rule_table(report, rules))
     if report.entries:
         parts.append(entry_table(report.entries))
     return Group(*parts)
@@ -252,9 +255,13 @@ def rule_table(report: Report, rules: dict[str, Rule]) -> Table:
 def entry_table(entries: list[EntryReport]) -> Table:
     """One row per dynamic entry, most graphs first (the worst split on top)."""
     table = Table(title="Dynamic entries (worst first)", title_justify="left")
-    for name, justify in [("entry", "left"), ("calls", "right"), ("graphs", "right"), ("ops per graph", "left"),
-                          ("breaks", "right"), ("recompiles", "right"), ("fullgraph", "left")]:
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("entry")
+    for name in ("calls", "graphs"):
+        table.add_column(name, justify="right")
+    table.add_column("ops per graph")
+    for name in ("breaks", "recompiles"):
+        table.add_column(name, justify="right")
+    table.add_column("fullgraph")
     for e in sorted(entries, key=lambda e: (-e.graphs, e.name)):
         table.add_row(
             Text(clean(e.name)),
