@@ -44,10 +44,10 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
         last = pred.end_line or pred.line
         on_line = [(i, d) for i, d in enumerate(by_file.get(key, ())) if pred.line <= d.line <= last]
         same_gb = [(i, d) for i, d in on_line if set(d.gb_ids) & set(pred.gb_ids)]
-        matches = same_gb or on_line
-        if matches:
-            out.append(_confirm(pred, [d for _, d in matches]))
-            used.update(id(d) for _, d in matches)
+        if on_line:  # every break on the line is this finding's; the same-GB one speaks first
+            ordered = same_gb + [m for m in on_line if m not in same_gb]
+            out.append(_confirm(pred, [d for _, d in ordered]))
+            used.update(id(d) for _, d in on_line)
         elif any(line in traced.get(key, ()) for line in range(pred.line, last + 1)):
             out.append(pred.replace(status=Status.REFUTED))
         else:

@@ -46,13 +46,29 @@ def parse_file(path: Path) -> _Parsed | Finding:
     try:
         module = cst.parse_module(data)
     except cst.ParserSyntaxError as exc:
-        return _error(path, exc.raw_line, exc.raw_column + 1,
-                      f"cannot parse: {exc.message}".splitlines()[0])
+        return _syntax_error(path, data, exc)
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
         return _error(path, 1, 1, f"cannot decode or parse: {exc}".splitlines()[0])
     except RecursionError:
         return _error(path, 1, 1, "cannot parse: expressions nested too deeply")
     return _Parsed(path, module.code, module)
+
+
+def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
+    """Prefer CPython's own location and wording; libcst's when CPython accepts the file."""
+    import ast
+    import warnings
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(data)
+    except SyntaxError as err:
+        return _error(path, err.lineno or 1, err.offset or 1, f"cannot parse: {err.msg}")
+    except (ValueError, RecursionError, MemoryError):
+        pass
+    return _error(path, exc.raw_line, exc.raw_column + 1,
+                  f"cannot parse: {exc.message}".splitlines()[0])
 
 
 def _error(path: Path, line: int, column: int, message: str, rule_id: str = PARSE_ERROR_RULE) -> Finding:

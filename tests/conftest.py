@@ -1,0 +1,41 @@
+"""Shared helpers: scan source snippets with the real catalog and the real static pass."""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from breakscan.catalog import load_catalog
+from breakscan.static.engine import scan_files
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "fixtures"
+HAS_TORCH = importlib.util.find_spec("torch") is not None
+requires_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (dynamic extra)")
+
+
+def write_files(tmp_path: Path, files: dict[str, str]) -> list[Path]:
+    """Write {relative name: source} under tmp_path (dedented); return the paths."""
+    paths = []
+    for name, source in files.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source), encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = "modules"):
+    """Run the static pass over snippet files with every catalog rule; return findings."""
+    if isinstance(files, str):
+        files = {"model.py": files}
+    paths = write_files(tmp_path, files)
+    return scan_files(paths, list(load_catalog().values()), regions_mode=regions).findings
+
+
+def rule_lines(findings) -> set[tuple[str, int]]:
+    """{(rule id, line)} of findings."""
+    return {(f.rule_id, f.line) for f in findings}
