@@ -161,3 +161,11 @@ def test_plain_output_has_no_trailing_spaces(tmp_path: Path, model: Path) -> Non
 def test_empty_report_says_so_without_a_rule_table(tmp_path: Path) -> None:
     out = render(Report(root=tmp_path, findings=[], files_scanned=3))
     assert "No findings; 3 file(s) scanned." in out and "By rule" not in out
+
+
+def test_quiet_prints_findings_without_the_summary(tmp_path: Path, model: Path) -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, color_system=None, width=100)
+    report = Report(root=tmp_path, findings=[item_finding(model)])
+    terminal.print_report(report, load_catalog(), console, quiet=True)
+    assert "BRK102" in buffer.getvalue() and "By status" not in buffer.getvalue()

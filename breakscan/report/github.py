@@ -17,7 +17,7 @@ _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE:
 
 def render(report: Report, rules: dict[str, Rule]) -> str:
     """One workflow command per line (newline-terminated), in file order."""
-    findings = sorted(report.visible(), key=Finding.sort_key)
+    findings = sorted(report.visible(), key=lambda f: (*f.sort_key(), f.status.value, f.message))
     return "".join(annotation(f, report, rules) + "\n" for f in findings)
 
 

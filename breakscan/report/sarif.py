@@ -2,7 +2,7 @@
 
 Section numbers (§) refer to the SARIF 2.1.0 specification (OASIS, errata 01). Columns in
 findings count Unicode code points; SARIF columns here count UTF-16 code units
-(`run.columnKind`, §3.14.17), converted by reading the source line.
+(`run.columnKind` = `utf16CodeUnits`), converted by reading the source line.
 """
 
 from __future__ import annotations
@@ -62,7 +62,7 @@ def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_
     Results beyond `max_results` are dropped, least severe first, with a notification.
     """
     sources = SourceCache()
-    findings = sorted(report.findings, key=Finding.sort_key)
+    findings = sorted(report.findings, key=file_order)
     prints = fingerprints(findings, report.root, sources)
     kept = _most_severe(range(len(findings)), findings, max_results)
     rule_ids = sorted({findings[i].rule_id for i in kept})
@@ -90,6 +90,11 @@ def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_
     return SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
+def file_order(finding: Finding) -> tuple:
+    """File, line, column, rule, then status and message: a total order for stable output."""
+    return (*finding.sort_key(), finding.status.value, finding.message)
+
+
 def result_level(finding: Finding) -> str:
     """§3.27.10 `level`: the finding's severity; `note` for a refuted prediction."""
     return "note" if finding.status is Status.REFUTED else finding.severity.value
@@ -112,7 +117,7 @@ def artifact_location(path: str, root: Path) -> ArtifactLocation:
 
 
 def utf16_column(line: str | None, column: int) -> int:
-    """1-based code-point `column` on `line` as a 1-based UTF-16 code-unit column (§3.30.7).
+    """1-based code-point `column` on `line` as a 1-based UTF-16 code-unit column (§3.30.6).
 
     Columns past the end of the line (or an unknown line) count one unit per code point.
     """
@@ -251,7 +256,7 @@ def _code_flow(f: Finding, root: Path, sources: SourceCache) -> CodeFlow:
 def _invocation(findings: list[Finding], omitted: int, root: Path, sources: SourceCache) -> Invocation:
     """§3.20: `executionSuccessful` is false when any finding is one of breakscan's own errors.
 
-    Each `error`-kind finding is also a `toolExecutionNotification` (§3.20.21).
+    Each `error`-kind finding is also one of its `toolExecutionNotifications` (§3.58 notification).
     """
     errors = [f for f in findings if f.kind is Kind.ERROR]
     notes = [

@@ -37,7 +37,7 @@ def catalog_descriptor(rule: Rule) -> ReportingDescriptor:
         short_description=MultiformatMessageString(text=rule.title),
         full_description=MultiformatMessageString(text=_truncate(rule.rationale)),
         help=MultiformatMessageString(
-            text=_rule_help_text(rule), markdown=_rule_help_markdown(rule)
+            text=rule_help_text(rule), markdown=rule_help_markdown(rule)
         ),
         help_uri=links[0] if links else None,
         default_configuration=ReportingConfiguration(level=rule.severity.value),
@@ -95,7 +95,8 @@ def fallback_descriptor(rule_id: str, level: str) -> ReportingDescriptor:
     )
 
 
-def _rule_help_text(rule: Rule) -> str:
+def rule_help_text(rule: Rule) -> str:
+    """Plain-text help: title, rationale, fix, torch versions, examples, limitations, links."""
     parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}."]
     parts += [f"Breaking example:\n{_indent(e.code)}" for e in rule.breaking]
     parts += [f"Fixed example:\n{_indent(e.code)}" for e in rule.fixed]
@@ -105,7 +106,8 @@ def _rule_help_text(rule: Rule) -> str:
     return "\n\n".join(parts)
 
 
-def _rule_help_markdown(rule: Rule) -> str:
+def rule_help_markdown(rule: Rule) -> str:
+    """Markdown help: the parts of `rule_help_text`, examples as fenced code, GB links."""
     parts = [
         f"**{rule.title}**",
         rule.rationale,
@@ -120,6 +122,9 @@ def _rule_help_markdown(rule: Rule) -> str:
         links = "\n".join(f"- [{gb}]({gb_link(gb)})" for gb in rule.gb_ids)
         parts.append(f"### Graph-break site\n\n{links}")
     return "\n\n".join(parts)
+
+
+_rule_help_markdown = rule_help_markdown  # the CLI's `breakscan rule` imported this name
 
 
 def _fence(code: str) -> str:

@@ -51,8 +51,12 @@ def render(report: Report, rules: dict[str, Rule], *, width: int = 100) -> str:
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
-def print_report(report: Report, rules: dict[str, Rule], console: Console) -> None:
-    """Print findings by file, then the summary, on `console` (colour if it has any)."""
+def print_report(report: Report, rules: dict[str, Rule], console: Console, *, quiet: bool = False) -> None:
+    """Print findings by file, then the summary unless `quiet`, on `console` (colour if it has any).
+
+    A `quiet` attribute set on the report counts too (the CLI sets one).
+    """
+    quiet = quiet or bool(getattr(report, "quiet", False))
     sources = SourceCache()
     findings = sorted(report.visible(), key=Finding.sort_key)
     for path, group in groupby(findings, key=lambda f: f.path):
@@ -60,7 +64,8 @@ def print_report(report: Report, rules: dict[str, Rule], console: Console) -> No
         for finding in group:
             console.print(finding_block(finding, report, rules, sources))
             console.print()
-    console.print(summary(report, rules))
+    if not quiet:
+        console.print(summary(report, rules))
 
 
 def clean(text: str) -> str:
