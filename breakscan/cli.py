@@ -173,8 +173,7 @@ def _emit(report, catalog, output_format: Format, output: Path | None, color: Co
         from breakscan.report.terminal import print_report
 
         console = make_console(color)
-        report.quiet = quiet
-        print_report(report, catalog, console)
+        print_report(report, catalog, console, quiet=quiet)
         return
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
@@ -215,13 +214,12 @@ def rule_command(rule_id: str = typer.Argument(..., help="A rule id such as BRK1
     from rich.markdown import Markdown
 
     from breakscan.catalog import load_catalog
-    from breakscan.report.sarif_rules import _rule_help_markdown
+    from breakscan.report.sarif_rules import rule_help_markdown
 
     rule = load_catalog().get(rule_id.upper())
     if rule is None:
         raise fail(f"unknown rule id {rule_id!r} (see `breakscan rules`)")
-    make_console(Color.auto).print(Markdown(f"# {rule.id} {rule.name}\n\n**{rule.title}**\n\n"
-                                            + _rule_help_markdown(rule)))
+    make_console(Color.auto).print(Markdown(rule_help_markdown(rule)))
 
 
 @app.command("version")

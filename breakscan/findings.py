@@ -55,7 +55,7 @@ class Frame:
 class Finding:
     """A graph break, fallback, recompile, guard failure or error at one source location.
 
-    Lines and columns are 1-based; columns count Unicode code points (reporters convert,
+    Lines and columns are 1-based; `end_column` is exclusive; columns count Unicode code points (reporters convert,
     e.g. SARIF to UTF-16 code units). `path` is absolute. `gb_ids` are Dynamo graph-break
     ids (`GB0170`) from torch's `graph_break_registry.json`. `stack` is the user stack,
     innermost frame last (from Dynamo's `User code traceback`).
@@ -167,7 +167,6 @@ class Report:
     device: str = ""
     show_refuted: bool = False
     tool_version: str = ""
-    quiet: bool = False  # findings only, no summary
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""
