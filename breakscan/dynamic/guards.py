@@ -1,0 +1,117 @@
+"""Classify Dynamo guard failures (recompile reasons) and suggest a fix per class.
+
+Guard-failure texts as logged by torch 2.13 (artifact `recompiles`), e.g.
+`tensor 'x' size mismatch at index 0. expected 2, actual 3` (C++ TensorGuards: size, stride,
+rank, dtype, requires_grad, `dispatch key set` (device type), `Tensor device index`),
+`n == 2` (a Python scalar argument), `G['G'] == 1` (a global), `self.training == True`,
+`___check_obj_id(fn.__code__, 1405...)` (object identity), `___check_type_id(...)` (type),
+`len(l) == 1` (container length). Pure Python; no torch import.
+"""
+
+from __future__ import annotations
+
+import re
+
+TENSOR_RE = re.compile(r"^tensor '(?P<name>[^']*)' (?P<what>.+)$")
+GLOBAL_RE = re.compile(r"^(?:not\s+)?\(?G\[")
+LEN_RE = re.compile(r"^len\(")
+ATTR_VALUE_RE = re.compile(r"^(?P<src>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*|\[[^\]]*\])+)\s*(?:==|!=|is|<|>|<=|>=)\s")
+NAME_VALUE_RE = re.compile(r"^(?:not\s+)?(?P<src>[A-Za-z_]\w*)\s*(?:==|!=|is|<|>|<=|>=)\s")
+SELF_NAMES = ("self", "s", "mod", "module", "m")
+
+TENSOR_CLASSES = (
+    ("size mismatch", "shape"),
+    ("stride mismatch", "stride"),
+    ("rank mismatch", "rank"),
+    ("dtype mismatch", "dtype"),
+    ("requires_grad mismatch", "requires_grad"),
+    ("dispatch key set mismatch", "device"),
+    ("device index mismatch", "device"),
+)
+
+FIXES: dict[str, str] = {
+    "shape": "Mark the varying dimension dynamic up front: `torch._dynamo.mark_dynamic(x, dim)` (or "
+    "`torch.compile(..., dynamic=True)`), or pad/bucket inputs to a few fixed sizes.",
+    "stride": "Pass tensors with one memory layout (call `.contiguous()` before the compiled call).",
+    "rank": "Keep the number of dimensions fixed (reshape/unsqueeze to one rank before the call), or "
+    "compile one function per rank.",
+    "dtype": "Cast inputs to one dtype before the compiled call (e.g. `x.float()`); every dtype is a "
+    "separate graph.",
+    "device": "Move inputs (and the model) to one device before the compiled call; each device is a "
+    "separate graph.",
+    "requires_grad": "Call with consistent `requires_grad` (e.g. always under `torch.no_grad()` for "
+    "inference, or always with grad for training).",
+    "scalar_value": "Pass the changing Python number as a tensor (`torch.tensor(n)`), or let Dynamo treat it "
+    "as dynamic (`torch._dynamo.mark_dynamic` does not apply to ints: set "
+    "`torch._dynamo.config.automatic_dynamic_shapes` / `dynamic=True`); bools and strings that select a "
+    "code path always specialize: compile one function per value.",
+    "module_training": "Switch `model.train()`/`model.eval()` only between phases, not per call: each mode is "
+    "a separate graph (expect one recompile per mode).",
+    "module_attribute": "Don't change plain Python attributes of the module between calls: store the value "
+    "in a tensor buffer (`register_buffer`) or set "
+    "`torch._dynamo.config.allow_unspec_int_on_nn_module = True` for integer attributes.",
+    "global": "Don't change a global read by compiled code between calls: pass it as an argument (a tensor "
+    "if it changes often) or make it a constant.",
+    "object_identity": "Pass the same object each call (e.g. one function, one module instance); a new "
+    "object or function means a new graph. Hoist object creation out of the loop.",
+    "type": "Pass arguments of one type each call (e.g. always a tensor, never sometimes a list).",
+    "length": "Keep container lengths fixed between calls (pad lists), or pass one stacked tensor instead "
+    "of a Python list.",
+    "other": "",
+}
+
+EXPLANATIONS: dict[str, str] = {
+    "shape": "A tensor's size differs from the one the graph was compiled for.",
+    "stride": "A tensor's strides (memory layout) differ from the compiled graph's.",
+    "rank": "A tensor's number of dimensions differs from the compiled graph's.",
+    "dtype": "A tensor's dtype differs from the compiled graph's.",
+    "device": "A tensor is on a different device (or device type) than the compiled graph's.",
+    "requires_grad": "A tensor's requires_grad differs from the compiled graph's.",
+    "scalar_value": "Dynamo specialized on the value of a Python scalar argument, and the value changed.",
+    "module_training": "The module's training flag changed (train/eval).",
+    "module_attribute": "A Python attribute of the module changed; Dynamo treats module attributes as constants.",
+    "global": "A global variable read by the compiled code changed value.",
+    "object_identity": "Dynamo guarded on the identity of an object (a function, module or other object) "
+    "and a different one was passed.",
+    "type": "An argument's type changed.",
+    "length": "The length of a list, tuple or dict changed.",
+    "other": "",
+}
+
+
+def _strip_comment(guard: str) -> str:
+    """The guard expression without Dynamo's `  # source` comment."""
+    return guard.split("  # ", 1)[0].strip()
+
+
+def classify(guard: str, hint: str = "") -> str:
+    """The class of one guard-failure text (see module docstring); `other` when unknown.
+
+    `hint` is Dynamo's `(HINT: ...)` suffix, which names nn.Module integer attributes.
+    """
+    g = _strip_comment(guard)
+    m = TENSOR_RE.match(g)
+    if m:
+        what = m.group("what")
+        return next((cls for marker, cls in TENSOR_CLASSES if marker in what), "other")
+    if "Tensor device index mismatch" in g:
+        return "device"
+    if "___check_obj_id" in g:
+        return "object_identity"
+    if "___check_type_id" in g or g.startswith("isinstance("):
+        return "type"
+    if GLOBAL_RE.match(g):
+        return "global"
+    if LEN_RE.match(g):
+        return "length"
+    m = ATTR_VALUE_RE.match(g)
+    if m:
+        src = m.group("src")
+        if src.endswith(".training"):
+            return "module_training"
+        if "attributes of the nn.Module" in (guard + hint) or src.split(".", 1)[0].split("[", 1)[0] in SELF_NAMES:
+            return "module_attribute"
+        return "scalar_value"
+    if NAME_VALUE_RE.match(g):
+        return "scalar_value"
+    return "other"

@@ -1,0 +1,388 @@
+"""The child side of the dynamic pass: import the user's file, compile its examples, log what Dynamo did.
+
+Run as `python -m breakscan.dynamic.probe REQUEST.json RESULT.jsonl` by `runner.run_dynamic`;
+never imported by the parent (it imports torch). The request holds `target`, `entry`
+(`FILE:FUNC` or null), `device` (`auto|cpu|cuda`), `backend`, `project_root`.
+
+The result is JSON lines, one record per line, flushed as they happen so that a crash keeps
+everything before it. Record `type`s: `start` (torch version, device), `entry_start`,
+`break` (a parsed graph-break message), `fallback` (`compilation_metrics` with a `fail_type`),
+`recompile`, `recompile_limit`, `error` (user code raised: rule BRK902, or exited: BRK903),
+`entry_end` (calls, graphs, ops per graph, fullgraph check, seconds, traced lines), `done`.
+
+Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
+receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
+(enabled with `torch._logging.set_logs`) and the recompile-limit WARNING of
+`torch._dynamo.convert_frame`; and a handler on the structured trace logger `torch.__trace`
+for `compilation_metrics` (frames that fell back to eager entirely).
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import importlib.util
+import inspect
+import json
+import logging
+import os
+import signal
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from breakscan.dynamic import parse
+
+BREAKSCAN_DIR = str(Path(__file__).resolve().parent.parent)
+
+
+class ResultWriter:
+    """Appends one JSON object per line to the result file and flushes each (crash-safe)."""
+
+    def __init__(self, path: str) -> None:
+        self._f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - lives for the process
+
+    def write(self, record: dict[str, Any]) -> None:
+        """Write `record` as one line; non-JSON values become their repr."""
+        self._f.write(json.dumps(record, default=repr) + "\n")
+        self._f.flush()
+
+
+class Collector(logging.Handler):
+    """Turns Dynamo log records into result records while an entry's oracle runs."""
+
+    def __init__(self, writer: ResultWriter, skip_dirs: tuple[str, ...]) -> None:
+        super().__init__(level=logging.DEBUG)
+        self.writer = writer
+        self.skip_dirs = skip_dirs
+        self.active = False
+        self.entry = ""
+        self.call = 0
+        self.traced: dict[str, set[int]] = {}
+
+    def begin(self, entry: str) -> None:
+        """Start collecting for `entry` (records are taken only while `active`, i.e. during calls)."""
+        self.entry, self.call, self.traced, self.active = entry, 0, {}, False
+
+    def emit(self, record: logging.LogRecord) -> None:  # noqa: D102 - logging API
+        if not self.active:
+            return
+        try:
+            self._dispatch(record)
+        except Exception as exc:  # a parser bug must never break the user's run
+            self._write("internal", {"message": f"{type(exc).__name__}: {exc}"})
+
+    def _write(self, kind: str, data: dict[str, Any]) -> None:
+        self.writer.write({"type": kind, "entry": self.entry, "call": self.call, **data})
+
+    def _dispatch(self, record: logging.LogRecord) -> None:
+        meta = getattr(record, "metadata", None)
+        if isinstance(meta, dict):
+            self._on_trace(meta)
+            return
+        name = record.name
+        if name.endswith("__trace_source"):
+            hit = parse.parse_trace_source(record.getMessage())
+            if hit and not hit[0].startswith(self.skip_dirs):
+                self.traced.setdefault(hit[0], set()).add(hit[1])
+        elif name.endswith("__graph_breaks"):
+            ev = parse.parse_graph_break(record.getMessage())
+            if ev:
+                self._write("break", ev)
+        elif name.endswith("__recompiles") or name.endswith("__recompiles_verbose"):
+            ev = parse.parse_recompile(record.getMessage())
+            if ev:
+                self._write("recompile", ev)
+        elif record.levelno >= logging.WARNING:
+            ev = parse.parse_recompile_limit(record.getMessage())
+            if ev:
+                self._write("recompile_limit", ev)
+
+    def _on_trace(self, meta: dict[str, Any]) -> None:
+        cm = meta.get("compilation_metrics")
+        if isinstance(cm, dict) and cm.get("fail_type"):
+            keys = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason",
+                    "fail_user_frame_filename", "fail_user_frame_lineno", "compile_id")
+            data = {k: cm.get(k) for k in keys}
+            data["parsed"] = parse.parse_graph_break(
+                "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
+            )
+            self._write("fallback", data)
+
+
+def user_frames(tb: Any) -> list[dict[str, Any]]:
+    """Frames of a traceback outside torch and breakscan, outermost first (1-based columns)."""
+    frames = []
+    for fs in traceback.extract_tb(tb):
+        if fs.filename.startswith(SKIP_DIRS) or fs.filename.startswith("<frozen"):
+            continue
+        col = None
+        if getattr(fs, "colno", None) is not None and fs.line:
+            col = parse.byte_col_to_char_col(_source_line(fs.filename, fs.lineno), fs.colno)
+        frames.append({"path": fs.filename, "line": fs.lineno or 0, "function": fs.name, "column": col})
+    return frames
+
+
+def _source_line(path: str, line: int | None) -> str:
+    import linecache
+
+    return linecache.getline(path, line or 0)
+
+
+def error_record(writer: ResultWriter, entry: str, phase: str, exc: BaseException, rule: str,
+                 call: int = 0) -> None:
+    """Write an `error` record for user code that raised (BRK902) or exited (BRK903)."""
+    writer.write(
+        {
+            "type": "error",
+            "entry": entry,
+            "call": call,
+            "phase": phase,
+            "rule": rule,
+            "exc_type": type(exc).__name__,
+            "message": str(exc),
+            "traceback": user_frames(exc.__traceback__),
+            "text": "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))[-8000:],
+        }
+    )
+
+
+def import_by_path(path: Path) -> Any:
+    """Import `path` as a module with its directory first on sys.path (not as `__main__`)."""
+    sys.path.insert(0, str(path.parent))
+    name = path.stem
+    if not name.isidentifier() or name in sys.modules:
+        name = f"_breakscan_target_{abs(hash(str(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def examples_function(request: dict[str, Any]) -> tuple[Callable[..., Any] | None, str]:
+    """The examples callable (`--entry FILE:FUNC` or the target's `breakscan_examples`) and its label."""
+    entry = request.get("entry")
+    if entry:
+        file_part, _, func = entry.rpartition(":")
+        path = Path(file_part)
+        if not path.is_absolute():
+            root_path = Path(request["project_root"]) / path
+            path = root_path if root_path.exists() else path.resolve()
+        return getattr(import_by_path(path), func), entry
+    module = import_by_path(Path(request["target"]))
+    return getattr(module, "breakscan_examples", None), "breakscan_examples"
+
+
+def call_examples(func: Callable[..., Any], device: str) -> Iterable[Any]:
+    """Call the examples function, passing `device=` when it takes a `device` parameter."""
+    try:
+        takes_device = "device" in inspect.signature(func).parameters
+    except (TypeError, ValueError):
+        takes_device = False
+    return func(device=device) if takes_device else func()
+
+
+def normalise(item: Any) -> tuple[Any, tuple[Any, ...], dict[str, Any]]:
+    """`(fn, args)` or `(fn, args, kwargs)` as a triple; raises TypeError otherwise."""
+    if not isinstance(item, (tuple, list)) or len(item) not in (2, 3):
+        raise TypeError(f"breakscan examples must yield (fn, args) or (fn, args, kwargs), got {item!r:.200}")
+    fn, args = item[0], item[1]
+    kwargs = item[2] if len(item) == 3 else {}
+    if not callable(fn):
+        raise TypeError(f"example fn is not callable: {fn!r:.200}")
+    args = tuple(args) if isinstance(args, (tuple, list)) else (args,)
+    return fn, args, dict(kwargs or {})
+
+
+def fn_location(fn: Any) -> tuple[str, int, str]:
+    """(absolute path, def/class line, qualname) of a function or an nn.Module's class."""
+    import torch
+
+    target = type(fn) if isinstance(fn, torch.nn.Module) else inspect.unwrap(getattr(fn, "__func__", fn))
+    name = getattr(target, "__qualname__", None) or repr(target)[:60]
+    try:
+        path = inspect.getsourcefile(target) or ""
+        code = getattr(target, "__code__", None)
+        line = code.co_firstlineno if code else inspect.getsourcelines(target)[1]
+        return os.path.abspath(path), parse.def_line(path, line), name
+    except (TypeError, OSError):
+        return "", 0, name
+
+
+def entry_name(path: str, qualname: str, root: str, seen: dict[str, int]) -> str:
+    """`relpath:qualname`, with `#2`, `#3` for repeats."""
+    try:
+        rel = Path(path).resolve().relative_to(Path(root).resolve()).as_posix() if path else "?"
+    except ValueError:
+        rel = path
+    name = f"{rel}:{qualname}"
+    seen[name] = seen.get(name, 0) + 1
+    return name if seen[name] == 1 else f"{name}#{seen[name]}"
+
+
+def run_explain(torch: Any, fn: Any, args: tuple, kwargs: dict) -> tuple[int, list[int], str]:
+    """(graph count, ops per graph, error) from `torch._dynamo.explain` on one example."""
+    torch._dynamo.reset()
+    try:
+        out = torch._dynamo.explain(fn)(*args, **kwargs)
+        return int(out.graph_count), [len(ops) for ops in out.ops_per_graph], ""
+    except (Exception, SystemExit) as exc:
+        return 0, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
+
+
+def run_fullgraph(torch: Any, fn: Any, args: tuple, kwargs: dict, backend: str) -> tuple[bool, str]:
+    """(ok, first break) from a `fullgraph=True` compile of one example."""
+    torch._dynamo.reset()
+    try:
+        torch.compile(fn, backend=backend, fullgraph=True)(*args, **kwargs)
+        return True, ""
+    except (Exception, SystemExit) as exc:
+        return False, fullgraph_message(exc)
+
+
+def fullgraph_message(exc: BaseException) -> str:
+    """`gb_type (GBnnnn) at file:line`, from `Unsupported.gb_type` and its innermost user frame."""
+    gb_type = getattr(exc, "gb_type", "") or (str(exc).splitlines() or [type(exc).__name__])[0]
+    gb_id = parse.gb_id_from_text(str(exc))
+    where = ""
+    frame = getattr(exc, "innermost_user_frame_summary", None)
+    if frame is not None:
+        where = f" at {frame.filename}:{frame.lineno}"
+    ident = f" ({gb_id})" if gb_id else ""
+    return f"{type(exc).__name__}: {gb_type}{ident}{where}"
+
+
+class EntryRun:
+    """One entry in progress: a compiled fn and the calls made so far (calls run as yielded)."""
+
+    def __init__(self, torch: Any, fn: Any, name: str, loc: tuple[str, int], backend: str) -> None:
+        self.torch, self.fn, self.name, self.loc, self.backend = torch, fn, name, loc, backend
+        self.first: tuple[tuple, dict] | None = None
+        self.calls = 0
+        self.raised = False
+        self.t0 = time.perf_counter()
+        torch._dynamo.reset()
+        self.compiled = torch.compile(fn, backend=backend)
+
+    def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
+        """One default-mode call (the oracle); a raise or exit stops the entry's calls."""
+        if self.raised:
+            return
+        self.first = self.first or (args, kwargs)
+        collector.call = self.calls + 1
+        collector.active = True
+        try:
+            self.compiled(*args, **kwargs)
+            self.calls += 1
+        except SystemExit as exc:
+            self.raised = True
+            error_record(writer, self.name, "call", exc, "BRK903", collector.call)
+        except Exception as exc:  # the user's model raised
+            self.raised = True
+            error_record(writer, self.name, "call", exc, "BRK902", collector.call)
+        finally:
+            collector.active = False
+
+    def finish(self, collector: Collector, writer: ResultWriter) -> None:
+        """Explain and fullgraph check on the first example, then the `entry_end` record."""
+        oracle_s = time.perf_counter() - self.t0
+        graphs, ops, explain_err, fg_ok, fg_err = 0, [], "", None, ""
+        if not self.raised and self.first is not None:
+            args, kwargs = self.first
+            graphs, ops, explain_err = run_explain(self.torch, self.fn, args, kwargs)
+            fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
+        writer.write(
+            {
+                "type": "entry_end", "entry": self.name, "path": self.loc[0], "line": self.loc[1],
+                "calls": self.calls, "graphs": graphs, "ops_per_graph": ops, "explain_error": explain_err,
+                "fullgraph_ok": fg_ok, "fullgraph_error": fg_err, "oracle_seconds": oracle_s,
+                "seconds": time.perf_counter() - self.t0,
+                "traced": {p: sorted(s) for p, s in collector.traced.items()},
+            }
+        )
+
+
+def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Collector,
+                 writer: ResultWriter) -> None:
+    """Import the target, then run each example as the examples generator yields it.
+
+    Calls run as they are yielded, so state changed between yields (`model.eval()`) is seen
+    as the user wrote it. User errors become `error` records: BRK902 (raised), BRK903 (exited).
+    """
+    backend = request.get("backend") or "eager"
+    seen: dict[str, int] = {}
+    current: EntryRun | None = None
+    phase = "import"
+    try:
+        func, _label = examples_function(request)
+        if func is None:
+            writer.write({"type": "no_examples", "target": request["target"]})
+            return
+        phase = "examples"
+        for item in call_examples(func, device):
+            fn, args, kwargs = normalise(item)
+            if current is None or current.fn is not fn:
+                if current is not None:
+                    current.finish(collector, writer)
+                path, line, qualname = fn_location(fn)
+                name = entry_name(path, qualname, request["project_root"], seen)
+                writer.write({"type": "entry_start", "entry": name, "path": path, "line": line})
+                collector.begin(name)
+                current = EntryRun(torch, fn, name, (path, line), backend)
+            current.call(args, kwargs, collector, writer)
+    except SystemExit as exc:
+        error_record(writer, "", phase, exc, "BRK903")
+    except Exception as exc:
+        error_record(writer, "", phase, exc, "BRK902")
+    if current is not None:
+        current.finish(collector, writer)
+
+
+def install_logging(torch: Any, collector: Collector) -> None:
+    """Enable Dynamo's break/recompile/trace_source artifacts into `collector`, not stderr."""
+    torch._logging.set_logs(graph_breaks=True, recompiles=True, trace_source=True)
+    # set_logs adds stderr handlers on the torch loggers; the report must stay clean.
+    for name in ("torch", "torch._dynamo", "torch._inductor"):
+        lg = logging.getLogger(name)
+        for h in list(lg.handlers):
+            lg.removeHandler(h)
+    logging.getLogger("torch._dynamo").addHandler(collector)
+    trace = logging.getLogger("torch.__trace")
+    trace.addHandler(collector)
+    trace.setLevel(logging.DEBUG)
+
+
+def main(argv: list[str]) -> int:
+    """Entry point of the child: `probe REQUEST.json RESULT.jsonl`. Always exits via os._exit."""
+    request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    writer = ResultWriter(argv[1])
+    faulthandler.enable(file=sys.__stderr__)
+    # The parent sends SIGTERM on timeout: dump where the user code hangs before SIGKILL.
+    faulthandler.register(signal.SIGTERM, file=sys.__stderr__, all_threads=True)
+    import torch
+
+    global SKIP_DIRS
+    SKIP_DIRS = (os.path.dirname(torch.__file__) + os.sep, BREAKSCAN_DIR + os.sep)
+    device = request.get("device") or "auto"
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    writer.write({"type": "start", "torch_version": torch.__version__, "device": device,
+                  "python": sys.version.split()[0], "pid": os.getpid()})
+    collector = Collector(writer, SKIP_DIRS)
+    install_logging(torch, collector)
+    run_examples(torch, request, device, collector, writer)
+    writer.write({"type": "done"})
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Skip interpreter shutdown: user threads or atexit hooks must not hang or crash us now.
+    os._exit(0)
+
+
+SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,592 @@
+"""The parent side of the dynamic pass: run `probe` in a child process and turn its records into Findings.
+
+Importable without torch. The child (`python -m breakscan.dynamic.probe`) runs in its own
+process group with its output captured, so user prints, crashes, hangs and `sys.exit` never
+reach breakscan; they become BRK902 (user code raised) / BRK903 (dynamic pass crashed, timed
+out, killed, or exited) error findings, keeping the findings of entries finished before.
+
+Finding conventions (observed by Dynamo, status OBSERVED):
+- graph break / frame fallback: `rule_id` = Dynamo's graph-break id (`GB0124`), `DYN000` when
+  the message has none; de-duplicated per entry on (file, line, graph-break type).
+- recompile: `rule_id` `DYN100`, one finding per guard failure, de-duplicated on
+  (file, line, guard); located at the guarded source line when Dynamo names one, else at the
+  compiled function's `def` line. `extra["guard_class"]` classifies the guard (see `guards`).
+- recompile-limit hit (the function runs eagerly from then on): `rule_id` `DYN101`, kind error.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from breakscan.dynamic import guards
+from breakscan.findings import EntryReport, Finding, Frame, Kind, Severity, Status
+
+PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
+BREAKSCAN_DIR = str(Path(__file__).resolve().parent.parent) + os.sep
+RULE_USER_RAISED = "BRK902"
+RULE_PASS_FAILED = "BRK903"
+RULE_NO_GB_ID = "DYN000"
+RULE_RECOMPILE = "DYN100"
+RULE_RECOMPILE_LIMIT = "DYN101"
+KILL_GRACE_S = 2.0  # seconds between SIGTERM (child dumps its stack) and SIGKILL
+LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
+FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
+SENTENCE_END_RE = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!etc)\.\s")
+USELESS_HINTS = ("Please report an issue to PyTorch", "This graph break is fundamental")
+
+
+@dataclass
+class DynamicResult:
+    """What the dynamic pass observed: findings (status OBSERVED), per-entry facts, traced lines."""
+
+    findings: list[Finding] = field(default_factory=list)
+    entries: list[EntryReport] = field(default_factory=list)
+    traced_lines: dict[str, set[int]] = field(default_factory=dict)  # abs path -> traced, unbroken lines
+    device: str = ""
+    torch_version: str = ""
+
+
+def torch_available() -> bool:
+    """True when `torch` is importable in this interpreter (checked with find_spec, never imported)."""
+    return importlib.util.find_spec("torch") is not None
+
+
+def run_dynamic(
+    target: Path,
+    *,
+    project_root: Path,
+    entry: str | None = None,
+    device: str = "auto",
+    timeout: float = 300.0,
+    backend: str = "eager",
+    python: str | None = None,
+) -> DynamicResult:
+    """Run the examples of `target` under Dynamo in a child process and report what it saw.
+
+    `entry` is `FILE:FUNC` naming an examples function (same contract as the module-level
+    `breakscan_examples()`); without it, `target`'s `breakscan_examples` is used. `device` is
+    `auto|cpu|cuda`; `timeout` is the wall-clock limit in seconds for the whole child;
+    `backend` is the `torch.compile` backend; `python` the interpreter (default: this one).
+    Never raises for anything user code does: crashes, hangs, exits and exceptions become
+    BRK902/BRK903 findings. Raises OSError only if the child cannot be started at all.
+    """
+    target = Path(target).resolve()
+    project_root = Path(project_root).resolve()
+    workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
+    try:
+        request = {
+            "target": str(target), "entry": entry, "device": device,
+            "backend": backend, "project_root": str(project_root),
+        }
+        outcome = _run_child(request, workdir, python or sys.executable, timeout, project_root)
+        records = read_records(workdir / "result.jsonl")
+        return build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+@dataclass
+class ChildOutcome:
+    """How the child ended: exit code (negative = signal), timed out, captured output tails."""
+
+    returncode: int | None
+    timed_out: bool
+    seconds: float
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+
+
+def _child_env() -> dict[str, str]:
+    """The child's environment: breakscan importable; no user TORCH_LOGS/TORCH_TRACE (we set logs)."""
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_PARENT), env.get("PYTHONPATH", "")) if p)
+    env["PYTHONIOENCODING"] = "utf-8"
+    for var in ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG"):
+        env.pop(var, None)
+    return env
+
+
+def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: float, cwd: Path) -> ChildOutcome:
+    """Start the probe in its own session, wait up to `timeout` seconds, kill its group after."""
+    req_path, res_path = workdir / "request.json", workdir / "result.jsonl"
+    req_path.write_text(json.dumps(request), encoding="utf-8")
+    cmd = [python, "-m", "breakscan.dynamic.probe", str(req_path), str(res_path)]
+    t0 = time.monotonic()
+    with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=str(cwd),
+            env=_child_env(), start_new_session=True,
+        )
+        timed_out = False
+        try:
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc)
+    return ChildOutcome(
+        returncode=proc.returncode,
+        timed_out=timed_out,
+        seconds=time.monotonic() - t0,
+        stdout_tail=_tail(workdir / "stdout.txt"),
+        stderr_tail=_tail(workdir / "stderr.txt"),
+    )
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    """SIGTERM the child's process group (the probe dumps its stack), then SIGKILL it."""
+    for sig, wait_s in ((signal.SIGTERM, KILL_GRACE_S), (signal.SIGKILL, 10.0)):
+        try:
+            os.killpg(proc.pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(timeout=wait_s)
+            if sig == signal.SIGKILL or proc.returncode is not None:
+                # The group may still hold grandchildren: make sure they go too.
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+                return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _tail(path: Path, limit: int = 8000) -> str:
+    """The last `limit` characters of a captured output file."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return ""
+    return data[-limit:].decode("utf-8", errors="replace")
+
+
+def read_records(path: Path) -> list[dict[str, Any]]:
+    """The child's JSON-lines records; a truncated last line (crash mid-write) is skipped."""
+    records: list[dict[str, Any]] = []
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return records
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(rec, dict):
+            records.append(rec)
+    return records
+
+
+# ---------------------------------------------------------------- records -> findings
+
+
+def is_library(path: str) -> bool:
+    """True for files of installed packages (site-packages), torch, or breakscan itself."""
+    return any(m in path for m in LIBRARY_MARKERS) or path.startswith(BREAKSCAN_DIR)
+
+
+def in_project(path: str, root: Path) -> bool:
+    """True when `path` lies inside `root` and is not an installed library."""
+    if not path or is_library(path):
+        return False
+    try:
+        Path(path).resolve().relative_to(root)
+        return True
+    except (ValueError, OSError):
+        return False
+
+
+def user_stack(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop the frames above the compiled function (runpy, the probe, torch's call machinery)."""
+    start = 0
+    for i, fr in enumerate(frames):
+        if fr["path"].startswith(BREAKSCAN_DIR) or fr["path"].startswith("<frozen"):
+            start = i + 1
+    rest = frames[start:]
+    while rest and is_library(rest[0]["path"]) and len(rest) > 1:
+        rest = rest[1:]
+    return rest
+
+
+def primary_frame(frames: list[dict[str, Any]], root: Path) -> dict[str, Any] | None:
+    """The innermost frame inside the project, else the innermost frame."""
+    for fr in reversed(frames):
+        if in_project(fr["path"], root):
+            return fr
+    return frames[-1] if frames else None
+
+
+def to_frames(frames: list[dict[str, Any]]) -> tuple[Frame, ...]:
+    """Finding `Frame`s from frame dicts (innermost last)."""
+    return tuple(Frame(path=f["path"], line=int(f["line"]), function=f.get("function", ""),
+                       column=f.get("column")) for f in frames)
+
+
+def _first_sentence(text: str, limit: int = 160) -> str:
+    """The first sentence of `text`, at most `limit` characters."""
+    text = " ".join(text.split())
+    m = SENTENCE_END_RE.search(text)
+    text = text[: m.start() + 1] if m and m.start() < limit else text
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _useful_hint(hints: list[str]) -> str:
+    """The first hint that tells the user what to do (not 'report an issue')."""
+    return next((h for h in hints if not h.startswith(USELESS_HINTS)), "")
+
+
+def break_finding(ev: dict[str, Any], entry: str, root: Path, fallback: bool) -> Finding:
+    """A graph-break or frame-fallback Finding from a parsed break message."""
+    frames = user_stack(ev.get("stack") or [])
+    prim = primary_frame(frames, root) or {"path": ev.get("path", ""), "line": ev.get("line", 0), "column": None}
+    gb_id = ev.get("gb_id") or ""
+    gb_type = ev.get("gb_type") or "graph break"
+    kind = Kind.FRAME_FALLBACK if fallback else Kind.GRAPH_BREAK
+    prefix = "Frame falls back to eager: " if fallback else ""
+    reason = _first_sentence(ev.get("explanation", ""))
+    return Finding(
+        rule_id=gb_id or RULE_NO_GB_ID,
+        kind=kind,
+        path=prim["path"],
+        line=int(prim["line"]),
+        column=prim.get("column") or 1,
+        end_line=int(prim["line"]) if prim.get("end_column") else None,
+        end_column=prim.get("end_column"),
+        message=f"{prefix}{gb_type}" + (f": {reason}" if reason else ""),
+        severity=Severity.WARNING,
+        status=Status.OBSERVED,
+        fix=_useful_hint(ev.get("hints") or []),
+        gb_ids=(gb_id,) if gb_id else (),
+        explanation=ev.get("explanation", ""),
+        hints=tuple(ev.get("hints") or ()),
+        stack=to_frames(frames),
+        entry=entry,
+        code=prim.get("code", ""),
+        extra={"gb_type": gb_type, "source": "dynamo"},
+    )
+
+
+def _fallback_event(rec: dict[str, Any]) -> dict[str, Any]:
+    """A break-like event from a `compilation_metrics` record with a `fail_type`."""
+    parsed = rec.get("parsed") or {}
+    path = rec.get("fail_user_frame_filename") or rec.get("co_filename") or ""
+    line = rec.get("fail_user_frame_lineno") or rec.get("co_firstlineno") or 0
+    return {
+        **parsed,
+        "gb_type": parsed.get("gb_type") or str(rec.get("fail_type")),
+        "path": path,
+        "line": line,
+        "stack": [{"path": path, "line": line, "function": rec.get("co_name", ""), "column": None}],
+        "fallback": True,
+    }
+
+
+def _break_key(ev: dict[str, Any]) -> tuple[str, int, str]:
+    """(file, line, graph-break type) at Dynamo's `user code at` location (the innermost frame).
+
+    A repeated break is logged without its stack; keying on the innermost location still
+    matches it to the first report.
+    """
+    stack = ev.get("stack") or []
+    path, line = (stack[-1]["path"], stack[-1]["line"]) if stack else (ev.get("path", ""), ev.get("line", 0))
+    return (path, int(line or 0), ev.get("gb_type", ""))
+
+
+def _error_lines(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
+    """(entry, call, line) of user errors: breaks on those lines are the error's doing."""
+    out = set()
+    for r in records:
+        if r.get("type") == "error" and r.get("traceback"):
+            out.add((r.get("entry", ""), int(r.get("call", 0)), int(r["traceback"][-1]["line"])))
+    return out
+
+
+def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
+    """Unique graph-break / fallback findings per entry, keyed on (file, line, graph-break type)."""
+    skip = _error_lines(records)
+    chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
+    for r in records:
+        if r.get("type") == "break":
+            ev = r
+        elif r.get("type") == "fallback":
+            ev = _fallback_event(r)
+        else:
+            continue
+        if (r.get("entry", ""), int(r.get("call", 0)), int(ev.get("line") or 0)) in skip:
+            continue
+        key = (r.get("entry", ""), _break_key(ev))
+        prev = chosen.get(key)
+        if prev is None:
+            chosen[key] = {**ev, "entry": r.get("entry", "")}
+        else:
+            # Keep the richest record: one with a stack; a fallback anywhere makes it a fallback.
+            better = ev if len(ev.get("stack") or []) > len(prev.get("stack") or []) else prev
+            chosen[key] = {**better, "entry": prev["entry"],
+                           "fallback": bool(prev.get("fallback") or ev.get("fallback"))}
+    return [break_finding(ev, ev["entry"], root, bool(ev.get("fallback"))) for ev in chosen.values()]
+
+
+def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str]) -> tuple[str, int]:
+    """The guarded source line when Dynamo names one, else the compiled function's `def` line."""
+    from breakscan.dynamic import parse
+
+    if failure.get("source_path") and failure.get("source_line"):
+        return failure["source_path"], int(failure["source_line"])
+    tail = failure.get("source_path_tail")
+    if tail and failure.get("source_line"):
+        resolved = parse.resolve_tail(tail, [rec["path"], *known])
+        if resolved:
+            return resolved, int(failure["source_line"])
+    path, line = rec["path"], int(rec["line"])
+    if parse.is_resume(rec["function"]):
+        found = parse.find_def_before(path, line, rec["root_function"])
+        return path, found or line
+    return path, parse.def_line(path, line)
+
+
+def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> list[Finding]:
+    """One finding per distinct guard failure (file, line, guard text) per entry.
+
+    A resume function (the rest of a frame after a break) recompiles for the same reason as
+    its root function in the same call: those failures without a source line are dropped.
+    """
+    roots_in_call = {
+        (r.get("entry"), r.get("call"), r["root_function"])
+        for r in records
+        if r.get("type") == "recompile" and not r["function"].startswith("torch_dynamo_resume_in_")
+    }
+    seen: set[tuple[str, str, int, str]] = set()
+    out: list[Finding] = []
+    for r in records:
+        if r.get("type") != "recompile":
+            continue
+        entry = r.get("entry", "")
+        resumed = r["function"].startswith("torch_dynamo_resume_in_")
+        known = [e.get("path", "") for e in entries.values() if e.get("path")]
+        for failure in r.get("failures") or []:
+            if resumed and not failure.get("source_line") and (entry, r.get("call"), r["root_function"]) in roots_in_call:
+                continue
+            path, line = _recompile_location(r, failure, known)
+            key = (entry, path, line, failure["guard"])
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(_recompile_finding(r, failure, entry, path, line))
+    return out
+
+
+def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int) -> Finding:
+    cls = guards.classify(failure["guard"], failure.get("hint", ""))
+    hints = tuple(h for h in (failure.get("hint", ""),) if h)
+    return Finding(
+        rule_id=RULE_RECOMPILE,
+        kind=Kind.RECOMPILE,
+        path=path,
+        line=line,
+        message=f"Recompiled `{rec['root_function']}` (call {rec.get('call', '?')}): guard failed: {failure['guard']}",
+        severity=Severity.WARNING,
+        status=Status.OBSERVED,
+        fix=guards.FIXES.get(cls, ""),
+        explanation=guards.EXPLANATIONS.get(cls, ""),
+        hints=hints,
+        stack=to_frames(failure.get("stack") or []),
+        entry=entry,
+        extra={"guard_class": cls, "guard": failure["guard"], "compile_id": failure.get("compile_id", ""),
+               "function": rec["function"], "call": rec.get("call"), "raw": rec.get("raw", ""),
+               "source": "dynamo"},
+    )
+
+
+def limit_findings(records: list[dict[str, Any]]) -> list[Finding]:
+    """Recompile-limit hits (`torch._dynamo hit config.recompile_limit`): the function runs eagerly."""
+    from breakscan.dynamic import parse
+
+    out = []
+    for r in records:
+        if r.get("type") != "recompile_limit":
+            continue
+        last = (r.get("failures") or [{}])[0]
+        path = last.get("source_path") or r.get("path", "")
+        line = int(last.get("source_line") or 0) or parse.def_line(r.get("path", ""), int(r.get("line") or 0))
+        guard = last.get("guard", "")
+        cls = guards.classify(guard, last.get("hint", "")) if guard else "other"
+        out.append(
+            Finding(
+                rule_id=RULE_RECOMPILE_LIMIT,
+                kind=Kind.ERROR,
+                path=path,
+                line=line,
+                message=(f"`{r.get('function')}` hit the recompile limit ({r.get('limit')}) and now runs "
+                         f"eagerly; last guard failure: {guard}"),
+                severity=Severity.ERROR,
+                status=Status.OBSERVED,
+                fix=guards.FIXES.get(cls, ""),
+                entry=r.get("entry", ""),
+                extra={"guard_class": cls, "guard": guard, "raw": r.get("raw", ""), "source": "dynamo"},
+            )
+        )
+    return out
+
+
+def error_finding(rec: dict[str, Any], root: Path, target: Path, entries: dict[str, dict[str, Any]]) -> Finding:
+    """BRK902/BRK903 from a child `error` record (user code raised or exited)."""
+    frames = rec.get("traceback") or []
+    prim = primary_frame(frames, root)
+    entry = rec.get("entry", "")
+    if prim is None:
+        e = entries.get(entry, {})
+        prim = {"path": e.get("path") or str(target), "line": e.get("line") or 1, "column": None}
+    what = {"import": "importing the target", "examples": "producing the examples", "call": "a call"}
+    where = what.get(rec.get("phase", ""), rec.get("phase", ""))
+    exited = rec.get("exc_type") == "SystemExit"
+    verb = f"exited (sys.exit({rec.get('message')}))" if exited else f"raised {rec.get('exc_type')}: {rec.get('message')}"
+    subject = f"entry {entry}" if entry else str(target.name)
+    return Finding(
+        rule_id=rec.get("rule") or RULE_USER_RAISED,
+        kind=Kind.ERROR,
+        path=prim["path"],
+        line=int(prim["line"] or 1),
+        column=prim.get("column") or 1,
+        message=f"User code {verb} during {where} ({subject}); the dynamic pass skipped the rest of it",
+        severity=Severity.ERROR,
+        status=Status.OBSERVED,
+        stack=to_frames(frames),
+        entry=entry,
+        extra={"phase": rec.get("phase"), "exc_type": rec.get("exc_type"), "traceback": rec.get("text", ""),
+               "source": "breakscan"},
+    )
+
+
+def crash_finding(outcome: ChildOutcome, records: list[dict[str, Any]], root: Path, target: Path,
+                  timeout: float) -> Finding | None:
+    """BRK903 when the child did not finish: timeout, signal, non-zero exit, or missing result."""
+    if any(r.get("type") == "done" for r in records):
+        return None
+    started = [r for r in records if r.get("type") == "entry_start"]
+    ended = {r.get("entry") for r in records if r.get("type") == "entry_end"}
+    running = next((r for r in reversed(started) if r.get("entry") not in ended), None)
+    rc = outcome.returncode
+    if outcome.timed_out:
+        why = f"timed out after {timeout:g} s"
+    elif rc is not None and rc < 0:
+        try:
+            name = signal.Signals(-rc).name
+        except ValueError:
+            name = f"signal {-rc}"
+        why = f"was killed by {name}"
+    elif rc:
+        why = f"exited with status {rc}"
+    else:
+        why = "ended without writing its result"
+    subject = f"in entry {running['entry']}" if running else ("before any entry ran" if not started else "between entries")
+    frames = fault_frames(outcome.stderr_tail)
+    prim = primary_frame(frames, root)
+    if prim is None:
+        prim = {"path": (running or {}).get("path") or str(target), "line": (running or {}).get("line") or 1}
+    return Finding(
+        rule_id=RULE_PASS_FAILED,
+        kind=Kind.ERROR,
+        path=prim["path"],
+        line=int(prim["line"] or 1),
+        message=f"The dynamic pass {why} {subject}; findings of earlier entries are kept",
+        severity=Severity.ERROR,
+        status=Status.OBSERVED,
+        stack=to_frames(frames),
+        entry=(running or {}).get("entry", ""),
+        extra={"returncode": rc, "timed_out": outcome.timed_out, "seconds": round(outcome.seconds, 3),
+               "stderr_tail": outcome.stderr_tail[-4000:], "source": "breakscan"},
+    )
+
+
+def fault_frames(stderr: str) -> list[dict[str, Any]]:
+    """User frames from the last faulthandler dump in `stderr` (it lists innermost first)."""
+    blocks = re.split(r"(?m)^(?:Fatal Python error|Current thread|Thread 0x)", stderr)
+    for block in reversed(blocks):
+        frames = [
+            {"path": m.group("path"), "line": int(m.group("line")), "function": m.group("func"), "column": None}
+            for m in (FAULT_FRAME_RE.match(ln) for ln in block.splitlines())
+            if m and not is_library(m.group("path")) and "/torch/" not in m.group("path")
+        ]
+        if frames:
+            return list(reversed(frames))
+    return []
+
+
+def entry_reports(records: list[dict[str, Any]], findings: list[Finding]) -> list[EntryReport]:
+    """One EntryReport per entry started; unfinished ones carry the error text."""
+    reports: dict[str, EntryReport] = {}
+    for r in records:
+        t = r.get("type")
+        if t == "entry_start":
+            reports[r["entry"]] = EntryReport(name=r["entry"], path=r.get("path", ""), line=int(r.get("line") or 0),
+                                              error="did not finish")
+        elif t == "entry_end" and r.get("entry") in reports:
+            rep = reports[r["entry"]]
+            rep.calls, rep.graphs = int(r.get("calls", 0)), int(r.get("graphs", 0))
+            rep.ops_per_graph = list(r.get("ops_per_graph") or [])
+            rep.fullgraph_ok, rep.fullgraph_error = r.get("fullgraph_ok"), r.get("fullgraph_error", "")
+            rep.seconds = float(r.get("seconds", 0.0))
+            rep.error = r.get("explain_error", "") and f"explain failed: {r['explain_error']}"
+    for rep in reports.values():
+        mine = [f for f in findings if f.entry == rep.name]
+        rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
+        rep.recompiles = len({(r.get("call")) for r in records
+                              if r.get("type") == "recompile" and r.get("entry") == rep.name})
+        errors = [f for f in mine if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED)]
+        if errors:
+            rep.error = errors[0].message
+    return list(reports.values())
+
+
+def traced_lines(records: list[dict[str, Any]]) -> dict[str, set[int]]:
+    """Lines Dynamo traced (artifact `trace_source`) minus every line of a break's stack.
+
+    The result means "traced without breaking": the merge marks static predictions there
+    `refuted`.
+    """
+    lines: dict[str, set[int]] = {}
+    for r in records:
+        if r.get("type") == "entry_end":
+            for path, nums in (r.get("traced") or {}).items():
+                lines.setdefault(path, set()).update(int(n) for n in nums)
+    for r in records:
+        ev = r if r.get("type") == "break" else _fallback_event(r) if r.get("type") == "fallback" else None
+        if ev is None:
+            continue
+        for fr in [*(ev.get("stack") or []), {"path": ev.get("path", ""), "line": ev.get("line", 0)}]:
+            lines.get(fr["path"], set()).discard(int(fr["line"] or 0))
+    return {p: s for p, s in lines.items() if s}
+
+
+def build_result(records: list[dict[str, Any]], outcome: ChildOutcome, *, target: Path, project_root: Path,
+                 timeout: float) -> DynamicResult:
+    """Turn the child's records and exit outcome into a DynamicResult."""
+    start = next((r for r in records if r.get("type") == "start"), {})
+    entries = {r["entry"]: r for r in records if r.get("type") == "entry_start"}
+    findings = break_findings(records, project_root)
+    findings += recompile_findings(records, entries)
+    findings += limit_findings(records)
+    findings += [error_finding(r, project_root, target, entries) for r in records if r.get("type") == "error"]
+    crash = crash_finding(outcome, records, project_root, target, timeout)
+    if crash is not None:
+        findings.append(crash)
+    return DynamicResult(
+        findings=findings,
+        entries=entry_reports(records, findings),
+        traced_lines=traced_lines(records),
+        device=start.get("device", ""),
+        torch_version=start.get("torch_version", ""),
+    )
