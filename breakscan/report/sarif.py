@@ -7,15 +7,15 @@ findings count Unicode code points; SARIF columns here count UTF-16 code units
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections import Counter
 from pathlib import Path
-from urllib.parse import quote
 
 from sarif_om import (
+    ArtifactChange,
+    ArtifactContent,
     ArtifactLocation,
     CodeFlow,
+    Fix,
     Invocation,
     Location,
     LogicalLocation,
@@ -23,6 +23,7 @@ from sarif_om import (
     Notification,
     PhysicalLocation,
     Region,
+    Replacement,
     Result,
     Run,
     RunAutomationDetails,
@@ -34,6 +35,7 @@ from sarif_om import (
 )
 
 from breakscan import __version__
+from breakscan import fingerprint
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Frame, Kind, Report, Status
 from breakscan.report.sarif_json import Properties, to_json
@@ -44,7 +46,7 @@ SCHEMA_URI = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://pypi.org/project/breakscan/"
 SRCROOT = "%SRCROOT%"
 AUTOMATION_ID = "breakscan/"
-FINGERPRINT_KEY = "breakscan/v1"
+FINGERPRINT_KEY = fingerprint.KEY
 MAX_RESULTS = 25_000  # GitHub code scanning keeps at most 25,000 results per run
 _STATUS_ORDER = {Status.CONFIRMED: 0, Status.OBSERVED: 1, Status.PREDICTED: 2, Status.REFUTED: 3}
 
@@ -90,9 +92,7 @@ def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_
     return SarifLog(version="2.1.0", schema_uri=SCHEMA_URI, runs=[run])
 
 
-def file_order(finding: Finding) -> tuple:
-    """File, line, column, rule, then status and message: a total order for stable output."""
-    return (*finding.sort_key(), finding.status.value, finding.message)
+file_order = fingerprint.file_order
 
 
 def result_level(finding: Finding) -> str:
@@ -108,12 +108,8 @@ def root_uri(root: Path) -> str:
 
 def artifact_location(path: str, root: Path) -> ArtifactLocation:
     """§3.4: a URI relative to `%SRCROOT%` (§3.4.3 uriBaseId), or absolute `file://` outside it."""
-    absolute = Path(path).resolve()
-    try:
-        rel = absolute.relative_to(root.resolve())
-    except ValueError:
-        return ArtifactLocation(uri=absolute.as_uri())
-    return ArtifactLocation(uri=quote(rel.as_posix(), safe="/"), uri_base_id=SRCROOT)
+    uri = fingerprint.relative_uri(path, root)
+    return ArtifactLocation(uri=uri) if uri.startswith("file:") else ArtifactLocation(uri=uri, uri_base_id=SRCROOT)
 
 
 def utf16_column(line: str | None, column: int) -> int:
@@ -131,20 +127,9 @@ def utf16_column(line: str | None, column: int) -> int:
 def fingerprints(findings: list[Finding], root: Path, sources: SourceCache) -> list[dict[str, str]]:
     """§3.27.17 `partialFingerprints`, stable when lines are inserted above a finding.
 
-    Hash of rule id, relative path, the stripped source line, and the occurrence index of that
-    same text among earlier findings of the rule in the file. `findings` must be in file order.
+    The recipe lives in `breakscan.fingerprint`, shared with baselines.
     """
-    seen: Counter[tuple[str, str, str]] = Counter()
-    out = []
-    for f in findings:
-        rel = artifact_location(f.path, root).uri or f.path
-        text = sources.line(f.path, f.line)
-        text = text.strip() if text is not None else (f.code.strip() or f"line {f.line}")
-        key = (f.rule_id, rel, text)
-        digest = hashlib.sha256("\0".join([*key, str(seen[key])]).encode("utf-8")).hexdigest()
-        seen[key] += 1
-        out.append({FINGERPRINT_KEY: digest[:32]})
-    return out
+    return [{FINGERPRINT_KEY: value} for value in fingerprint.fingerprints(findings, root, sources)]
 
 
 def _most_severe(indices: range, findings: list[Finding], limit: int) -> list[int]:
@@ -171,12 +156,53 @@ def _result(f: Finding, rule_index: int, prints: dict[str, str], root: Path, sou
         locations=[_finding_location(f, root, sources)],
         partial_fingerprints=prints,
         code_flows=[_code_flow(f, root, sources)] if (frames or f.chain) else None,
+        fixes=_fixes(f, root, sources),
         related_locations=[
             _frame_location(fr, root, sources, ident=n) for n, fr in enumerate(related)
         ]
         or None,
         properties=_result_properties(f),
     )
+
+
+# Fixes a tool can apply without judgement (§3.55), by rule id: the exact call text that the
+# finding's span must hold, and what replaces it. `torch._dynamo.graph_break()` does nothing in
+# eager code, so replacing the statement with `pass` keeps behaviour (and any enclosing block).
+MECHANICAL_FIXES: dict[str, tuple[frozenset[str], str, str]] = {
+    "BRK209": (
+        frozenset({"torch._dynamo.graph_break()", "_dynamo.graph_break()"}),
+        "pass",
+        "Replace the explicit graph break with `pass`",
+    ),
+}
+
+
+def _fixes(f: Finding, root: Path, sources: SourceCache) -> list[Fix] | None:
+    """§3.27.30 `fixes`: only where the change is mechanical (see MECHANICAL_FIXES).
+
+    The span must be one line, hold exactly the expected call, and be the whole statement on
+    that line (only a comment may follow), so the replacement cannot change anything else.
+    """
+    spec = MECHANICAL_FIXES.get(f.rule_id)
+    line = sources.line(f.path, f.line)
+    if spec is None or line is None or f.end_column is None or f.end_line not in (None, f.line):
+        return None
+    expected, replacement, description = spec
+    start, end = f.column - 1, f.end_column - 1
+    span, before, after = line[start:end], line[:start], line[end:].strip()
+    if span not in expected or before.strip() or (after and not after.startswith("#")):
+        return None
+    deleted = Region(
+        start_line=f.line,
+        start_column=utf16_column(line, f.column),
+        end_line=f.line,
+        end_column=utf16_column(line, f.end_column),
+    )
+    change = ArtifactChange(
+        artifact_location=artifact_location(f.path, root),
+        replacements=[Replacement(deleted_region=deleted, inserted_content=ArtifactContent(text=replacement))],
+    )
+    return [Fix(description=Message(text=description), artifact_changes=[change])]
 
 
 def _result_properties(f: Finding) -> Properties:
@@ -287,5 +313,6 @@ def _run_properties(report: Report) -> Properties:
             "breakscan/dynamicRan": report.dynamic_ran,
             "breakscan/device": report.device,
             "breakscan/filesScanned": report.files_scanned,
+            "breakscan/baselined": getattr(report, "baselined", 0),
         }
     )
