@@ -1,7 +1,8 @@
 """`--format json`: the whole report as one deterministic JSON document.
 
 Keys: `version` (breakscan's), `root`, `torch_version`, `dynamic_ran`, `device`,
-`files_scanned`, `summary` (`by_status`, `by_rule`), `entries`, `findings`. Every finding is
+`files_scanned`, `summary` (`by_status`, `by_rule`, `baselined`: findings hidden by
+`--baseline`), `entries`, `findings`. Every finding is
 included, refuted ones too (with their `status`), as in SARIF; paths are relative to `root`.
 """
 
@@ -33,7 +34,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "dynamic_ran": report.dynamic_ran,
         "device": report.device,
         "files_scanned": report.files_scanned,
-        "summary": summary(report.findings),
+        "summary": {**summary(report.findings), "baselined": getattr(report, "baselined", 0)},
         "entries": [entry_dict(e, report) for e in sorted(report.entries, key=lambda e: (e.name, e.path))],
         "findings": [_sorted_extra(f.to_dict(root)) for f in findings],
     }

@@ -215,6 +215,9 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
         head = Text(f"{len(visible)} finding(s) in {files} file(s); {report.files_scanned} file(s) scanned. ")
     else:
         head = Text(f"No findings; {report.files_scanned} file(s) scanned. ", style="green")
+    baselined = getattr(report, "baselined", 0)
+    if baselined:
+        head.append(f"{baselined} baselined finding(s) hidden. ", style="dim")
     head.append(_dynamic_note(report), style="dim")
     parts: list[RenderableType] = [head, status_table(report)]
     if visible:
