@@ -110,6 +110,9 @@ def check(
     color: Color = typer.Option(Color.auto, help="auto|always|never (NO_COLOR is honoured)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks for internal errors."),
+    baseline: Optional[Path] = typer.Option(None, "--baseline", help="Hide findings recorded in this baseline file."),
+    write_baseline: Optional[Path] = typer.Option(None, "--write-baseline",
+                                                  help="Record every current finding in FILE and exit 0."),
 ) -> None:
     """Scan PATHS: static pass, plus the dynamic pass for files defining breakscan_examples()."""
     from breakscan.catalog import CatalogError, load_catalog
@@ -131,6 +134,7 @@ def check(
     for p in paths:
         if not p.exists() and not p.is_symlink():
             raise fail(f"path does not exist: {p}")
+    known = _load_baseline(baseline)
     scan_root = (root or git_root(Path.cwd()) or Path.cwd()).absolute()
     try:
         report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
@@ -141,10 +145,34 @@ def check(
         if verbose:
             raise
         raise fail(f"internal error: {type(exc).__name__}: {exc}")
+    if write_baseline is not None:
+        from breakscan import baseline as baselines
+
+        write_atomic(write_baseline, baselines.dumps(report))
+        if not quiet:
+            typer.echo(f"breakscan: wrote {len(report.findings)} finding(s) to baseline {write_baseline}", err=True)
+        raise typer.Exit(EXIT_OK)
+    if known is not None:
+        from breakscan import baseline as baselines
+
+        applied = baselines.apply(report, known)
+        report.findings, report.baselined = applied.kept, applied.hidden
     _emit(report, catalog, output_format, output, color, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _load_baseline(path: Path | None) -> set[str] | None:
+    """The fingerprints in the `--baseline` file; a missing or malformed file is exit 2."""
+    if path is None:
+        return None
+    from breakscan.baseline import BaselineError, load
+
+    try:
+        return load(path)
+    except BaselineError as exc:
+        raise fail(str(exc))
 
 
 def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, timeout, backend,
