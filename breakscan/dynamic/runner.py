@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from breakscan.dynamic import guards
+from breakscan.dynamic import guards, parse
 from breakscan.findings import EntryReport, Finding, Frame, Kind, Severity, Status
 
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
@@ -294,6 +294,12 @@ def _fallback_event(rec: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _is_limit_fallback(rec: dict[str, Any]) -> bool:
+    """A `compilation_metrics` failure that is the recompile limit (reported as DYN101 instead)."""
+    parsed = rec.get("parsed") or {}
+    return parsed.get("gb_id") == "GB0039" or "recompile limit" in str(rec.get("fail_reason") or "").lower()
+
+
 def _break_key(ev: dict[str, Any]) -> tuple[str, int, str]:
     """(file, line, graph-break type) at Dynamo's `user code at` location (the innermost frame).
 
@@ -321,7 +327,7 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     for r in records:
         if r.get("type") == "break":
             ev = r
-        elif r.get("type") == "fallback":
+        elif r.get("type") == "fallback" and not _is_limit_fallback(r):
             ev = _fallback_event(r)
         else:
             continue
@@ -341,8 +347,6 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
 
 def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str]) -> tuple[str, int]:
     """The guarded source line when Dynamo names one, else the compiled function's `def` line."""
-    from breakscan.dynamic import parse
-
     if failure.get("source_path") and failure.get("source_line"):
         return failure["source_path"], int(failure["source_line"])
     tail = failure.get("source_path_tail")
@@ -357,35 +361,58 @@ def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: lis
     return path, parse.def_line(path, line)
 
 
-def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> list[Finding]:
-    """One finding per distinct guard failure (file, line, guard text) per entry.
+def guard_subject(guard: str) -> str:
+    """A guard without its values (`n == …`, `tensor 'x' size mismatch at index 0`): the de-dup key."""
+    g = guard.split("  # ", 1)[0].strip()
+    g = re.sub(r"\. expected.*$", "", g)
+    g = re.sub(r"(==|!=|<=|>=|<|>|\bis\b)\s.*$", r"\1 …", g)
+    return re.sub(r"0x[0-9a-f]+|\b\d{6,}\b", "…", g)
 
-    A resume function (the rest of a frame after a break) recompiles for the same reason as
-    its root function in the same call: those failures without a source line are dropped.
+
+def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> list[Finding]:
+    """One finding per guarded subject (file, line, guard without values) per entry.
+
+    Repeats (the same guard failing with new values on later calls) are counted in
+    `extra["count"]` / `extra["calls"]`. A resume function (the rest of a frame after a break)
+    recompiles for the same reason as its root function in the same call: those failures
+    without a source line are dropped.
     """
     roots_in_call = {
         (r.get("entry"), r.get("call"), r["root_function"])
         for r in records
-        if r.get("type") == "recompile" and not r["function"].startswith("torch_dynamo_resume_in_")
+        if r.get("type") == "recompile" and not parse.is_resume(r["function"])
     }
-    seen: set[tuple[str, str, int, str]] = set()
-    out: list[Finding] = []
+    known = [e.get("path", "") for e in entries.values() if e.get("path")]
+    found: dict[tuple[str, str, int, str], Finding] = {}
     for r in records:
         if r.get("type") != "recompile":
             continue
         entry = r.get("entry", "")
-        resumed = r["function"].startswith("torch_dynamo_resume_in_")
-        known = [e.get("path", "") for e in entries.values() if e.get("path")]
         for failure in r.get("failures") or []:
-            if resumed and not failure.get("source_line") and (entry, r.get("call"), r["root_function"]) in roots_in_call:
+            if (parse.is_resume(r["function"]) and not failure.get("source_line")
+                    and (entry, r.get("call"), r["root_function"]) in roots_in_call):
                 continue
             path, line = _recompile_location(r, failure, known)
-            key = (entry, path, line, failure["guard"])
-            if key in seen:
-                continue
-            seen.add(key)
-            out.append(_recompile_finding(r, failure, entry, path, line))
-    return out
+            key = (entry, path, line, guard_subject(failure["guard"]))
+            prev = found.get(key)
+            if prev is None:
+                found[key] = _recompile_finding(r, failure, entry, path, line)
+            elif r.get("call") not in prev.extra["calls"]:
+                prev.extra["calls"].append(r.get("call"))
+                prev.extra["count"] += 1
+    return [_with_count(f) for f in found.values()]
+
+
+def _with_count(f: Finding) -> Finding:
+    """Say how often a repeated recompile happened."""
+    n = f.extra["count"]
+    return f if n == 1 else f.replace(message=f"{f.message} (and {n - 1} more recompile(s) on this guard)")
+
+
+def _function_name(rec: dict[str, Any], failure: dict[str, Any]) -> str:
+    """The user's function: the guard's innermost user frame, else Dynamo's (resume-mapped) name."""
+    stack = user_stack(failure.get("stack") or [])
+    return stack[-1]["function"] if stack else rec.get("root_function") or rec.get("function", "")
 
 
 def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int) -> Finding:
@@ -396,24 +423,22 @@ def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str,
         kind=Kind.RECOMPILE,
         path=path,
         line=line,
-        message=f"Recompiled `{rec['root_function']}` (call {rec.get('call', '?')}): guard failed: {failure['guard']}",
+        message=f"Recompiled `{_function_name(rec, failure)}` (call {rec.get('call', '?')}): guard failed: {failure['guard']}",
         severity=Severity.WARNING,
         status=Status.OBSERVED,
         fix=guards.FIXES.get(cls, ""),
         explanation=guards.EXPLANATIONS.get(cls, ""),
         hints=hints,
-        stack=to_frames(failure.get("stack") or []),
+        stack=to_frames(user_stack(failure.get("stack") or [])),
         entry=entry,
         extra={"guard_class": cls, "guard": failure["guard"], "compile_id": failure.get("compile_id", ""),
-               "function": rec["function"], "call": rec.get("call"), "raw": rec.get("raw", ""),
+               "function": rec["function"], "calls": [rec.get("call")], "count": 1, "raw": rec.get("raw", ""),
                "source": "dynamo"},
     )
 
 
 def limit_findings(records: list[dict[str, Any]]) -> list[Finding]:
     """Recompile-limit hits (`torch._dynamo hit config.recompile_limit`): the function runs eagerly."""
-    from breakscan.dynamic import parse
-
     out = []
     for r in records:
         if r.get("type") != "recompile_limit":
@@ -429,7 +454,7 @@ def limit_findings(records: list[dict[str, Any]]) -> list[Finding]:
                 kind=Kind.ERROR,
                 path=path,
                 line=line,
-                message=(f"`{r.get('function')}` hit the recompile limit ({r.get('limit')}) and now runs "
+                message=(f"`{_function_name(r, last)}` hit the recompile limit ({r.get('limit')}) and now runs "
                          f"eagerly; last guard failure: {guard}"),
                 severity=Severity.ERROR,
                 status=Status.OBSERVED,
@@ -518,7 +543,7 @@ def fault_frames(stderr: str) -> list[dict[str, Any]]:
         frames = [
             {"path": m.group("path"), "line": int(m.group("line")), "function": m.group("func"), "column": None}
             for m in (FAULT_FRAME_RE.match(ln) for ln in block.splitlines())
-            if m and not is_library(m.group("path")) and "/torch/" not in m.group("path")
+            if m and not is_library(m.group("path")) and not m.group("path").startswith("<")
         ]
         if frames:
             return list(reversed(frames))
