@@ -68,6 +68,8 @@ class Rule:
     tags: tuple[str, ...] = ()
     precision: str = "high"
     limitations: str = ""
+    requires: str = ""  # "cuda" when the pattern only exists on a GPU
+    verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
     source: Path | None = field(default=None, compare=False)
 
     def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
@@ -149,6 +151,8 @@ def load_rule(path: Path) -> Rule:
             tags=tuple(data.get("tags", ())),
             precision=data.get("precision", "high"),
             limitations=data.get("limitations", "").strip(),
+            requires=data.get("requires", ""),
+            verified=tuple(data.get("verified", ())),
             source=path,
         )
     except KeyError as exc:

@@ -61,7 +61,7 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
 
 def _confirm(pred: Finding, observed: list[Finding]) -> Finding:
     first = observed[0]
-    gb_ids = tuple(dict.fromkeys([g for d in observed for g in d.gb_ids] + list(pred.gb_ids)))
+    gb_ids = tuple(dict.fromkeys(g for d in observed for g in d.gb_ids)) or pred.gb_ids  # Dynamo's own ids
     return pred.replace(
         status=Status.CONFIRMED, gb_ids=gb_ids, explanation=first.explanation,
         hints=first.hints, stack=first.stack, entry=first.entry,

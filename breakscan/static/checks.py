@@ -18,6 +18,13 @@ from breakscan.static.index import ModuleInfo, ProjectIndex, dotted_name
 from breakscan.static.regions import Region, compiling_guard
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind
 
+SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
+                      "operator.index"}
+HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+                "register_full_backward_pre_hook", "register_backward_hook",
+                "register_module_forward_hook"}
+LOCK_FACTORIES = {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition",
+                  "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
 LOGGER_NAMES = {"logger", "log", "_logger", "LOGGER", "_LOGGER", "logging"}
 
 
@@ -85,6 +92,10 @@ class RegionVisitor(cst.CSTVisitor):
         self.region: Region | None = None
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
         self._test_nodes: set[int] = set()
+        self._stores: set[int] = set()  # subscripts that are assignment targets
+        self._params: list[set[str]] = []  # parameter names of enclosing region functions
+        self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
+        self._str_params: list[set[str]] = []  # str parameters of compiled roots
 
     # scopes ------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -99,10 +110,33 @@ class RegionVisitor(cst.CSTVisitor):
             self._bind_params(node, None)
         else:
             self.env, self.region = None, None
+            return True
+        self._note_params(node, region)
         return True
+
+    def _note_params(self, node: cst.FunctionDef, region: Region | None) -> None:
+        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        names = {p.name.value for p in params} - {"self", "cls"}
+        scalars: set[str] = set()
+        strings: set[str] = set()
+        if region is not None and len(region.chain) <= 1 and node.name.value != "forward":
+            for p in params:
+                ann = p.annotation.annotation if p.annotation else None
+                ann_name = dotted_name(ann) if ann is not None else None
+                if ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float)):
+                    scalars.add(p.name.value)
+                if ann_name == "str" or isinstance(p.default, cst.SimpleString):
+                    strings.add(p.name.value)
+        self._params.append(names)
+        self._scalar_params.append(scalars)
+        self._str_params.append(strings)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.env, self.region = self._stack.pop()
+        if self._params:
+            self._params.pop()
+            self._scalar_params.pop()
+            self._str_params.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return self.region is not None
@@ -210,8 +244,23 @@ class RegionVisitor(cst.CSTVisitor):
             return
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return  # visit_UnaryOperation checks the operand
-        if self.env.is_tensor(test):
+        if isinstance(test, cst.Attribute) and test.attr.value == "training":
+            self._emit_check("training-branch", test)
+        elif isinstance(test, cst.Comparison) and self._compares_str_param(test):
+            self._emit_check("string-argument", test)
+        elif self.env.is_tensor(test):
             self._emit_check("tensor-branch", test)
+
+    def _compares_str_param(self, test: cst.Comparison) -> bool:
+        if not self._str_params or not self._str_params[-1] or len(test.comparisons) != 1:
+            return False
+        op = test.comparisons[0].operator
+        right = test.comparisons[0].comparator
+        if not isinstance(op, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)):
+            return False
+        names = self._str_params[-1]
+        return (isinstance(test.left, cst.Name) and test.left.value in names
+                and isinstance(right, (cst.SimpleString, cst.Tuple, cst.List, cst.Set)))
 
     # calls -------------------------------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
@@ -228,10 +277,8 @@ class RegionVisitor(cst.CSTVisitor):
                 for rule in self.rules.logger_methods[meth]:
                     self._emit(rule, node)
                 return
-            if meth == "format" and isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)):
-                if any(self.env.is_tensor(a.value) for a in node.args):
-                    self._emit_check("tensor-format", node)
-                return
+            if meth in HOOK_METHODS and self._is_module_receiver(func.value):
+                self._emit_check("hook-in-forward", node)
         name = dotted_name(func)
         if name is None:
             return
@@ -240,10 +287,18 @@ class RegionVisitor(cst.CSTVisitor):
             return
         for rule in self.rules.rules_for_call(qual):
             self._emit(rule, node)
-        if qual in ("int", "float", "bool") and len(node.args) == 1 and self.env.is_tensor(node.args[0].value):
+        args = [a.value for a in node.args if not a.keyword and not a.star]
+        if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("scalar-conversion", node)
-        elif qual in ("str", "repr") and len(node.args) == 1 and self.env.is_tensor(node.args[0].value):
-            self._emit_check("tensor-format", node)
+        elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
+            self._emit_check("tensor-str", node)
+        elif qual == "range" and any(self.env.is_tensor(a) for a in args):
+            self._emit_check("tensor-range", node)
+        elif qual == "next" and args and self._is_passed_in(args[0]):
+            self._emit_check("next-on-argument", node)
+        elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
+                and args[1].evaluated_value == "requires_grad":
+            self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
 
@@ -276,29 +331,100 @@ class RegionVisitor(cst.CSTVisitor):
         return False
 
     # other structural checks -----------------------------------------------------------------
+    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:
+        self._note_target(node.target)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._note_target(node.target)
+        if self.region is not None and self._is_numeric_self_attr(node.target):
+            self._emit_check("module-counter", node)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if self.region is None or len(node.targets) != 1:
+            return
+        target = node.targets[0].target
+        if (self._is_numeric_self_attr(target) and isinstance(node.value, cst.BinaryOperation)
+                and self._is_numeric_self_attr(node.value.left)
+                and node.value.left.attr.value == target.attr.value):
+            self._emit_check("module-counter", node)
+
+    def _is_numeric_self_attr(self, target: cst.BaseExpression) -> bool:
+        if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+                and target.value.value == "self" and self.region is not None and self.region.cls):
+            return False
+        return target.attr.value in self.index.numeric_attrs(self.region.cls.qualname)
+
+    def _note_target(self, target: cst.BaseExpression) -> None:
+        if isinstance(target, cst.Subscript):
+            self._stores.add(id(target))
+        elif (self.region is not None and isinstance(target, cst.Attribute)
+              and target.attr.value == "requires_grad"):
+            self._emit_check("requires-grad-set", target)
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if self.region is None:
+            return
+        expr = node.item
+        if isinstance(expr, cst.Call):
+            name = dotted_name(expr.func)
+            if name and self.info.qualify(name) in ("open", "io.open") | LOCK_FACTORIES:
+                self._emit_check("unsupported-context-manager", node)
+            return
+        name = dotted_name(expr)
+        if name is None:
+            return
+        value = self.info.module_vars.get(name)
+        if isinstance(value, cst.Call) and self.info.qualify(dotted_name(value.func) or "") in LOCK_FACTORIES:
+            self._emit_check("unsupported-context-manager", node)
+        elif isinstance(expr, cst.Name) and self._params and expr.value in self._params[-1] \
+                and self.env is not None and self.env.lookup(expr.value) not in TENSORISH:
+            self._emit_check("unsupported-context-manager", node)
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if (self.region is not None and node.value in self.info.rebound_globals
+                and self.env is not None and node.value not in self.env.names):
+            self._emit_check("global-mutable-read", node)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if self.region is not None and self._scalar_params and self._scalar_params[-1]:
+            operands = [node.left] + [c.comparator for c in node.comparisons]
+            if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
+                self._emit_check("scalar-argument", node)
+
+    def _is_passed_in(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return bool(self._params) and expr.value in self._params[-1]
+        return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.value.value == "self")
+
+    def _is_module_receiver(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            return True
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return True
+        return self.env is not None and self.env.kind(expr) is T.MODULE
+
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self.region is None or self.env is None or not self.env.is_tensor(node.value):
+        if (self.region is None or self.env is None or id(node) in self._stores
+                or not self.env.is_tensor(node.value)):
             return
         for element in node.slice:
             if isinstance(element.slice, cst.Index) and self.env.kind(element.slice.value) is T.BOOL_TENSOR:
                 self._emit_check("mask-index", node)
                 return
 
-    def visit_FormattedString(self, node: cst.FormattedString) -> None:
-        if self.region is None or self.env is None:
-            return
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringExpression) and self.env.is_tensor(part.expression):
-                self._emit_check("tensor-format", node)
-                return
-
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self.region is not None and self.env is not None and self._scalar_params and self._scalar_params[-1]:
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(a, cst.Name) and a.value in self._scalar_params[-1] and self.env.is_tensor(b):
+                    self._emit_check("scalar-argument", node)
+                    break
         if (self.region is not None and self.env is not None and isinstance(node.operator, cst.Modulo)
                 and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
                 and (self.env.is_tensor(node.right) or (
                     isinstance(node.right, cst.Tuple)
                     and any(self.env.is_tensor(e.value) for e in node.right.elements)))):
-            self._emit_check("tensor-format", node)
+            self._emit_check("tensor-percent-format", node)
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
@@ -311,4 +437,9 @@ class RegionVisitor(cst.CSTVisitor):
 
 
 CheckFn = Callable[[RegionVisitor, cst.CSTNode], None]
-IMPLEMENTED_CHECKS = {"tensor-branch", "scalar-conversion", "mask-index", "tensor-format", "disabled-call"}
+IMPLEMENTED_CHECKS = {
+    "tensor-branch", "scalar-conversion", "mask-index", "tensor-str", "tensor-percent-format",
+    "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",
+    "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
+    "module-counter", "string-argument",
+}

@@ -130,11 +130,11 @@ def _check_module(item: _Parsed, info: ModuleInfo, index: ProjectIndex, regions:
     positions = MetadataWrapper(item.module, unsafe_skip_copy=True).resolve(PositionProvider)
     lines = item.source.splitlines()
     findings: list[Finding] = []
-    seen: set[tuple[str, int, int]] = set()
+    seen: set[tuple[str, int]] = set()
     for hit in visitor.hits:
         pos = positions[hit.node]
         start, end = pos.start, pos.end
-        key = (hit.rule.id, start.line, start.column)
+        key = (hit.rule.id, start.line)  # one finding per rule and line: a line breaks once
         if key in seen or is_suppressed(hit.rule.id, lines, start.line, end.line):
             continue
         seen.add(key)

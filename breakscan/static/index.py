@@ -50,6 +50,7 @@ class ClassInfo:
     submodules: dict[str, list[str]] = field(default_factory=dict)  # attr -> qualified class names
     tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
     scalar_attrs: set[str] = field(default_factory=set)  # python values set in __init__
+    numeric_attrs: set[str] = field(default_factory=set)  # int/float literals set in __init__
 
 
 @dataclass
@@ -64,6 +65,7 @@ class ModuleInfo:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     module_vars: dict[str, cst.BaseExpression] = field(default_factory=dict)
     disabled: set[str] = field(default_factory=set)  # qualified names of disabled functions
+    rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -190,6 +192,8 @@ def _record_attr(info: ModuleInfo, cls: ClassInfo, attr: str, value: cst.BaseExp
         not isinstance(value, cst.Name) or value.value in ("True", "False", "None")
     ):
         cls.scalar_attrs.add(attr)
+        if isinstance(value, (cst.Integer, cst.Float)):
+            cls.numeric_attrs.add(attr)
         return
     called = _called_classes(info, value)
     if isinstance(value, cst.Call):
@@ -206,6 +210,7 @@ def build_module_info(path: Path, tree: cst.Module, name: str | None = None) -> 
     info = ModuleInfo(path=path, name=name or module_name_for(path), tree=tree)
     for stmt in tree.body:
         _index_statement(info, stmt)
+    info.rebound_globals = _rebound_scalar_globals(tree)
     for fname, fn in info.functions.items():
         if DISABLE_DECORATORS & set(decorator_names(info, fn)):
             info.disabled.add(f"{info.name}.{fname}")
@@ -214,6 +219,33 @@ def build_module_info(path: Path, tree: cst.Module, name: str | None = None) -> 
             if DISABLE_DECORATORS & set(decorator_names(info, fn)):
                 info.disabled.add(f"{cls.qualname}.{mname}")
     return info
+
+
+def _rebound_scalar_globals(tree: cst.Module) -> set[str]:
+    """Module-level names bound to a number/str/bool literal that are re-bound later:
+    assigned at module level more than once, or declared `global` in a function."""
+    literal_names: dict[str, int] = {}
+    for stmt in tree.body:
+        if isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        if isinstance(t.target, cst.Name):
+                            name = t.target.value
+                            is_literal = isinstance(small.value, (cst.Integer, cst.Float, cst.SimpleString)) or (
+                                isinstance(small.value, cst.Name) and small.value.value in ("True", "False"))
+                            if is_literal or name in literal_names:
+                                literal_names[name] = literal_names.get(name, 0) + 1
+    if not literal_names:
+        return set()
+    declared: set[str] = set()
+
+    class Globals(cst.CSTVisitor):
+        def visit_Global(self, node: cst.Global) -> None:
+            declared.update(n.name.value for n in node.names)
+
+    tree.visit(Globals())
+    return {n for n, count in literal_names.items() if count > 1 or n in declared}
 
 
 def _index_statement(info: ModuleInfo, stmt: cst.CSTNode) -> None:
@@ -321,6 +353,16 @@ class ProjectIndex:
             if found:
                 return found
         return None
+
+    def numeric_attrs(self, cls_qualname: str, _depth: int = 0) -> set[str]:
+        """Attributes `__init__` binds to int/float literals, including project bases."""
+        hit = self.lookup_class(cls_qualname)
+        if hit is None or _depth > 20:
+            return set()
+        found = set(hit[1].numeric_attrs)
+        for base in hit[1].bases:
+            found |= self.numeric_attrs(base, _depth + 1)
+        return found
 
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
         """(tensor attrs, scalar attrs, submodules) of a class including project bases."""
