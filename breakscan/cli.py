@@ -84,8 +84,10 @@ def make_console(color: Color, file=None):
 
     no_color = color is Color.never or (color is Color.auto and bool(os.environ.get("NO_COLOR")))
     force = True if color is Color.always else None
+    # NO_COLOR / --color never: no escape codes at all (bold and underline included), even when
+    # FORCE_COLOR or a terminal would otherwise turn styling on.
     return Console(file=file, force_terminal=force, no_color=no_color, highlight=False,
-                   emoji=False, soft_wrap=False)
+                   color_system=None if no_color else "auto", emoji=False, soft_wrap=False)
 
 
 @app.command("check")
