@@ -180,3 +180,13 @@ def test_hang_times_out_as_brk903() -> None:
     result = run_dynamic(CRASHES, project_root=PROJECT, entry="crashes.py:examples_hang", timeout=12)
     [crash] = [f for f in result.findings if f.rule_id == "BRK903"]
     assert "timed out after 12 s" in crash.message and crash.extra["timed_out"] is True
+
+
+def test_import_error_is_brk902(tmp_path: Path) -> None:
+    bad = tmp_path / "bad_import.py"
+    bad.write_text("import torch\n\nraise RuntimeError('boom at import')\n", encoding="utf-8")
+    result = run_dynamic(bad, project_root=tmp_path, timeout=240)
+    [err] = result.findings
+    assert err.rule_id == "BRK902" and err.extra["phase"] == "import"
+    assert (err.path, err.line) == (str(bad), 3) and "boom at import" in err.message
+    assert result.entries == []
