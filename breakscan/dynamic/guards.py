@@ -41,10 +41,9 @@ FIXES: dict[str, str] = {
     "separate graph.",
     "requires_grad": "Call with consistent `requires_grad` (e.g. always under `torch.no_grad()` for "
     "inference, or always with grad for training).",
-    "scalar_value": "Pass the changing Python number as a tensor (`torch.tensor(n)`), or let Dynamo treat it "
-    "as dynamic (`torch._dynamo.mark_dynamic` does not apply to ints: set "
-    "`torch._dynamo.config.automatic_dynamic_shapes` / `dynamic=True`); bools and strings that select a "
-    "code path always specialize: compile one function per value.",
+    "scalar_value": "Pass a changing number as a tensor (`torch.tensor(n)`) or compile with `dynamic=True`; "
+    "a bool or string that selects a code path always specializes: expect one graph per value, or move "
+    "the choice out of the compiled function.",
     "module_training": "Switch `model.train()`/`model.eval()` only between phases, not per call: each mode is "
     "a separate graph (expect one recompile per mode).",
     "module_attribute": "Don't change plain Python attributes of the module between calls: store the value "
