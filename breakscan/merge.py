@@ -29,14 +29,20 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
     traced = {_key(p): lines for p, lines in (traced_lines or {}).items()}
     by_file: dict[str, list[Finding]] = defaultdict(list)
     passthrough: list[Finding] = []
+    recompiles: dict[str, list[Finding]] = defaultdict(list)
     for finding in dynamic:
         if finding.kind in BREAK_KINDS:
             by_file[_key(finding.path)].append(finding)
+        elif finding.kind is Kind.RECOMPILE:
+            recompiles[_key(finding.path)].append(finding)
         else:
             passthrough.append(finding)
     used: set[int] = set()
     out: list[Finding] = []
     for pred in static:
+        if pred.kind is Kind.RECOMPILE:
+            out.append(_match_recompile(pred, recompiles.get(_key(pred.path), []), used))
+            continue
         if pred.kind not in BREAK_KINDS:
             out.append(pred)
             continue
@@ -52,11 +58,23 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
             out.append(pred.replace(status=Status.REFUTED))
         else:
             out.append(pred)
-    for findings in by_file.values():
+    for findings in [*by_file.values(), *recompiles.values()]:
         out.extend(d.replace(status=Status.OBSERVED) for d in findings if id(d) not in used)
     out.extend(d.replace(status=Status.OBSERVED) for d in passthrough)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _match_recompile(pred: Finding, observed: list[Finding], used: set[int]) -> Finding:
+    """A predicted recompile risk is confirmed by a Dynamo recompile guarded on its lines."""
+    last = pred.end_line or pred.line
+    hits = [d for d in observed if pred.line <= d.line <= last]
+    if not hits:
+        return pred
+    used.update(id(d) for d in hits)
+    first = hits[0]
+    return pred.replace(status=Status.CONFIRMED, entry=first.entry, stack=first.stack,
+                        extra={**pred.extra, "guard_failures": [d.message for d in hits]})
 
 
 def _confirm(pred: Finding, observed: list[Finding]) -> Finding:

@@ -367,7 +367,7 @@ class RegionVisitor(cst.CSTVisitor):
         expr = node.item
         if isinstance(expr, cst.Call):
             name = dotted_name(expr.func)
-            if name and self.info.qualify(name) in ("open", "io.open") | LOCK_FACTORIES:
+            if name and self.info.qualify(name) in {"open", "io.open"} | LOCK_FACTORIES:
                 self._emit_check("unsupported-context-manager", node)
             return
         name = dotted_name(expr)

@@ -8,6 +8,9 @@ from pathlib import Path
 
 import pathspec
 
+# pathspec >= 0.12.2 names the git flavour "gitignore"; older releases only "gitwildmatch".
+_PATTERN = "gitignore" if "gitignore" in pathspec.util._registered_patterns else "gitwildmatch"
+
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox",
                     "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache")
 
@@ -22,7 +25,7 @@ def _gitignore(root: Path) -> pathspec.PathSpec | None:
         lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.PathSpec.from_lines("gitwildmatch", lines)
+    return pathspec.PathSpec.from_lines(_PATTERN, lines)
 
 
 def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[str] = (),
@@ -33,7 +36,7 @@ def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[st
     `exclude` holds gitignore-style patterns relative to `root`. Symlink loops are cut by
     tracking visited real directories. Raises MissingPathError for a path that does not exist.
     """
-    user_spec = pathspec.PathSpec.from_lines("gitwildmatch", list(exclude)) if exclude else None
+    user_spec = pathspec.PathSpec.from_lines(_PATTERN, list(exclude)) if exclude else None
     git_spec = _gitignore(root) if respect_gitignore else None
     seen: set[Path] = set()
     for given in paths:
