@@ -18,6 +18,8 @@ def test_catalog_has_thirty_rules_with_fix_rationale_and_examples():
     for rule in catalog.values():
         assert rule.family in FAMILIES
         assert rule.fix and rule.rationale and rule.message
+        if rule.family == "BRK9":
+            continue  # breakscan's own errors have no code example
         assert rule.breaking and rule.fixed, rule.id
         for example in rule.breaking:
             assert f"expect: {rule.id}" in example.code, rule.id

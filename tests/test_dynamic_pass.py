@@ -154,7 +154,7 @@ def test_value_guard_and_recompile_limit(recompiles: DynamicResult) -> None:
     scaled = [f for f in recompiles.findings if f.entry.endswith(":scaled")]
     assert [(f.line, f.extra["guard_class"]) for f in scaled] == [(line_of(src, "if flag:"), "scalar_value")]
     assert "flag == True" in scaled[0].message
-    limit = [f for f in recompiles.findings if f.rule_id == "DYN101"]
+    limit = [f for f in recompiles.findings if f.rule_id == "BRK904"]
     assert len(limit) == 1 and limit[0].kind is Kind.ERROR and "recompile limit (8)" in limit[0].message
     repeated = [f for f in recompiles.findings if f.entry.endswith(":by_mode") and f.kind is Kind.RECOMPILE]
     assert len(repeated) == 1 and repeated[0].extra["count"] == 8

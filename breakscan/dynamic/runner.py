@@ -8,10 +8,10 @@ out, killed, or exited) error findings, keeping the findings of entries finished
 Finding conventions (observed by Dynamo, status OBSERVED):
 - graph break / frame fallback: `rule_id` = Dynamo's graph-break id (`GB0124`), `DYN000` when
   the message has none; de-duplicated per entry on (file, line, graph-break type).
-- recompile: `rule_id` `DYN100`, one finding per guard failure, de-duplicated on
+- recompile: `rule_id` `BRK510`, one finding per guard failure, de-duplicated on
   (file, line, guard); located at the guarded source line when Dynamo names one, else at the
   compiled function's `def` line. `extra["guard_class"]` classifies the guard (see `guards`).
-- recompile-limit hit (the function runs eagerly from then on): `rule_id` `DYN101`, kind error.
+- recompile-limit hit (the function runs eagerly from then on): `rule_id` `BRK904`, kind error.
 """
 
 from __future__ import annotations
@@ -38,8 +38,8 @@ BREAKSCAN_DIR = str(Path(__file__).resolve().parent.parent) + os.sep
 RULE_USER_RAISED = "BRK902"
 RULE_PASS_FAILED = "BRK903"
 RULE_NO_GB_ID = "DYN000"
-RULE_RECOMPILE = "DYN100"
-RULE_RECOMPILE_LIMIT = "DYN101"
+RULE_RECOMPILE = "BRK510"
+RULE_RECOMPILE_LIMIT = "BRK904"
 KILL_GRACE_S = 2.0  # seconds between SIGTERM (child dumps its stack) and SIGKILL
 LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
@@ -295,7 +295,7 @@ def _fallback_event(rec: dict[str, Any]) -> dict[str, Any]:
 
 
 def _is_limit_fallback(rec: dict[str, Any]) -> bool:
-    """A `compilation_metrics` failure that is the recompile limit (reported as DYN101 instead)."""
+    """A `compilation_metrics` failure that is the recompile limit (reported as BRK904 instead)."""
     parsed = rec.get("parsed") or {}
     return parsed.get("gb_id") == "GB0039" or "recompile limit" in str(rec.get("fail_reason") or "").lower()
 
