@@ -17,6 +17,7 @@ from breakscan.catalog import Rule
 from breakscan.static.index import ModuleInfo, ProjectIndex, dotted_name
 from breakscan.static.regions import Region, compiling_guard
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind
+from breakscan.static.walk import walk
 
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
                       "operator.index"}
@@ -34,7 +35,7 @@ class Hit:
 
     rule: Rule
     node: cst.CSTNode
-    region: Region
+    region: Region  # the region function being walked (the node lies inside it)
 
 
 class RuleIndex:
@@ -77,7 +78,7 @@ def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
     return T.TENSOR if is_forward_or_root else T.UNKNOWN
 
 
-class RegionVisitor(cst.CSTVisitor):
+class RegionVisitor:
     """Visits one module; checks only code inside region functions (see regions.py)."""
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
@@ -92,10 +93,17 @@ class RegionVisitor(cst.CSTVisitor):
         self.region: Region | None = None
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
         self._test_nodes: set[int] = set()
+        self._root: Region | None = None  # the region function `check_function` walks
         self._stores: set[int] = set()  # subscripts that are assignment targets
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
         self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
         self._str_params: list[set[str]] = []  # str parameters of compiled roots
+
+    def check_function(self, region: Region) -> None:
+        """Walk one region function (nested functions included)."""
+        self._root = region
+        walk(region.node, self)
+        self._root = None
 
     # scopes ------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -211,9 +219,9 @@ class RegionVisitor(cst.CSTVisitor):
             self._check_test(node.test)
             return True
         if known:
-            node.body.visit(self)
+            walk(node.body, self)
         elif node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_While(self, node: cst.While) -> None:
@@ -433,7 +441,7 @@ class RegionVisitor(cst.CSTVisitor):
 
     def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
         assert self.region is not None
-        self.hits.append(Hit(rule, node, self.region))
+        self.hits.append(Hit(rule, node, self._root or self.region))
 
 
 CheckFn = Callable[[RegionVisitor, cst.CSTNode], None]

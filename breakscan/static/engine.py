@@ -8,12 +8,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+import io
+import tokenize
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
+from breakscan.static.positions import Locator
 from breakscan.static.regions import RegionFinder
 from breakscan.static.suppress import is_suppressed
 
@@ -51,7 +53,16 @@ def parse_file(path: Path) -> _Parsed | Finding:
         return _error(path, 1, 1, f"cannot decode or parse: {exc}".splitlines()[0])
     except RecursionError:
         return _error(path, 1, 1, "cannot parse: expressions nested too deeply")
-    return _Parsed(path, module.code, module)
+    return _Parsed(path, _decode(data, module.encoding), module)
+
+
+def _decode(data: bytes, encoding: str) -> str:
+    """The file's text as Python reads it (coding cookie or UTF-8, BOM dropped)."""
+    try:
+        encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
+    except SyntaxError:
+        pass
+    return data.decode(encoding, errors="replace").removeprefix("\ufeff")
 
 
 def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
@@ -96,7 +107,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             continue
         parsed.append(item)
         try:
-            info = build_module_info(path, item.module)
+            info = build_module_info(path, item.module, item.source)
         except RecursionError:
             result.findings.append(_error(path, 1, 1, "cannot index: expressions nested too deeply"))
             continue
@@ -121,28 +132,28 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
 
 def _check_module(item: _Parsed, info: ModuleInfo, index: ProjectIndex, regions: dict,
                   rule_index: RuleIndex) -> list[Finding]:
-    if not any(r.module is info for r in regions.values()):
+    own = [r for r in regions.values() if r.module is info]
+    if not own:
         return []
     visitor = RegionVisitor(info, index, regions, rule_index)
-    item.module.visit(visitor)
+    for region in own:
+        visitor.check_function(region)
     if not visitor.hits:
         return []
-    positions = MetadataWrapper(item.module, unsafe_skip_copy=True).resolve(PositionProvider)
+    spans = Locator(item.module, item.source).spans([(h.node, h.region.node) for h in visitor.hits])
     lines = item.source.splitlines()
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
-    for hit in visitor.hits:
-        pos = positions[hit.node]
-        start, end = pos.start, pos.end
-        key = (hit.rule.id, start.line)  # one finding per rule and line: a line breaks once
-        if key in seen or is_suppressed(hit.rule.id, lines, start.line, end.line):
+    for hit, span in zip(visitor.hits, spans):
+        key = (hit.rule.id, span.line)  # one finding per rule and line: a line breaks once
+        if key in seen or is_suppressed(hit.rule.id, lines, span.line, span.end_line):
             continue
         seen.add(key)
         code = item.module.code_for_node(hit.node).strip()
         short = code if len(code) <= 60 and "\n" not in code else code.splitlines()[0][:57] + "..."
         findings.append(Finding(
-            rule_id=hit.rule.id, kind=hit.rule.kind, path=str(item.path), line=start.line,
-            column=start.column + 1, end_line=end.line, end_column=end.column + 1,
+            rule_id=hit.rule.id, kind=hit.rule.kind, path=str(item.path), line=span.line,
+            column=span.column, end_line=span.end_line, end_column=span.end_column,
             message=hit.rule.message.replace("{code}", short), severity=hit.rule.severity,
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
             chain=hit.region.chain, code=short,

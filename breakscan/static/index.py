@@ -11,6 +11,8 @@ from pathlib import Path
 
 import libcst as cst
 
+from breakscan.static.walk import iter_nodes, walk
+
 FunctionNode = cst.FunctionDef
 
 
@@ -60,6 +62,7 @@ class ModuleInfo:
     path: Path
     name: str
     tree: cst.Module
+    source: str = ""
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
     functions: dict[str, FunctionNode] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
@@ -147,14 +150,10 @@ def _class_info(info: ModuleInfo, node: cst.ClassDef) -> ClassInfo:
 def _called_classes(info: ModuleInfo, expr: cst.CSTNode) -> list[str]:
     """Qualified names of everything called inside `expr` (for `nn.ModuleList([Block()...])`)."""
     found: list[str] = []
-
-    class Calls(cst.CSTVisitor):
-        def visit_Call(self, node: cst.Call) -> None:
-            name = dotted_name(node.func)
-            if name:
-                found.append(info.qualify(name))
-
-    expr.visit(Calls())
+    for node in iter_nodes(expr, cst.Call):
+        name = dotted_name(node.func)
+        if name:
+            found.append(info.qualify(name))
     return found
 
 
@@ -164,7 +163,7 @@ TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch
 
 
 def _collect_self_attrs(info: ModuleInfo, cls: ClassInfo, init: cst.FunctionDef) -> None:
-    class SelfAssigns(cst.CSTVisitor):
+    class SelfAssigns:
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
                 t = target.target
@@ -184,7 +183,7 @@ def _collect_self_attrs(info: ModuleInfo, cls: ClassInfo, init: cst.FunctionDef)
                 if node.args and isinstance(node.args[0].value, cst.SimpleString):
                     cls.tensor_attrs.add(node.args[0].value.evaluated_value)
 
-    init.visit(SelfAssigns())
+    walk(init, SelfAssigns())
 
 
 def _record_attr(info: ModuleInfo, cls: ClassInfo, attr: str, value: cst.BaseExpression) -> None:
@@ -205,12 +204,13 @@ def _record_attr(info: ModuleInfo, cls: ClassInfo, attr: str, value: cst.BaseExp
         cls.submodules[attr] = called
 
 
-def build_module_info(path: Path, tree: cst.Module, name: str | None = None) -> ModuleInfo:
-    """Index one parsed module. Never raises on odd but valid code."""
-    info = ModuleInfo(path=path, name=name or module_name_for(path), tree=tree)
+def build_module_info(path: Path, tree: cst.Module, source: str = "", name: str | None = None) -> ModuleInfo:
+    """Index one parsed module (`source` is its text, for cheap pre-filters)."""
+    info = ModuleInfo(path=path, name=name or module_name_for(path), tree=tree, source=source)
     for stmt in tree.body:
         _index_statement(info, stmt)
-    info.rebound_globals = _rebound_scalar_globals(tree)
+    if "global " in source:
+        info.rebound_globals = _rebound_scalar_globals(tree)
     for fname, fn in info.functions.items():
         if DISABLE_DECORATORS & set(decorator_names(info, fn)):
             info.disabled.add(f"{info.name}.{fname}")
@@ -239,12 +239,8 @@ def _rebound_scalar_globals(tree: cst.Module) -> set[str]:
     if not literal_names:
         return set()
     declared: set[str] = set()
-
-    class Globals(cst.CSTVisitor):
-        def visit_Global(self, node: cst.Global) -> None:
-            declared.update(n.name.value for n in node.names)
-
-    tree.visit(Globals())
+    for node in iter_nodes(tree, cst.Global):
+        declared.update(n.name.value for n in node.names)
     return {n for n, count in literal_names.items() if count > 1 or n in declared}
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from breakscan.static.walk import iter_nodes, walk
 from breakscan.static.index import (
     ClassInfo,
     ModuleInfo,
@@ -66,7 +67,7 @@ def compiling_guard(info: ModuleInfo, test: cst.BaseExpression, project_helpers:
     return None
 
 
-class _CallCollector(cst.CSTVisitor):
+class _CallCollector:
     """Collects calls in a function body, skipping branches Dynamo does not trace."""
 
     def __init__(self, info: ModuleInfo) -> None:
@@ -78,9 +79,9 @@ class _CallCollector(cst.CSTVisitor):
         if known is None:
             return True
         if known:
-            node.body.visit(self)
+            walk(node.body, self)
         elif node.orelse is not None:
-            node.orelse.visit(self)
+            walk(node.orelse, self)
         return False
 
     def visit_Call(self, node: cst.Call) -> None:
@@ -143,10 +144,11 @@ class RegionFinder:
         self._compile_call_targets(info)
 
     def _compile_call_targets(self, info: ModuleInfo) -> None:
+        has_examples = "breakscan_examples" in info.functions
+        if "compile" not in info.source and not has_examples:
+            return  # cheap pre-filter: no torch.compile(...) / .compile() call can be here
         var_classes = _variable_classes(info)
-        collector = _AllCalls()
-        info.tree.visit(collector)
-        for call in collector.calls:
+        for call in iter_nodes(info.tree, cst.Call) if "compile" in info.source else ():
             name = dotted_name(call.func)
             if not name:
                 continue
@@ -207,7 +209,7 @@ class RegionFinder:
                 for q in classes:
                     self._add_class_forward(q, region.chain)
         collector = _CallCollector(info)
-        region.node.body.visit(collector)
+        walk(region.node.body, collector)
         for call in collector.calls:
             self._follow(region, call)
 
@@ -237,29 +239,17 @@ class RegionFinder:
             self._target_name(info, info.qualify(name), region.chain)
 
 
-class _AllCalls(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.calls: list[cst.Call] = []
-
-    def visit_Call(self, node: cst.Call) -> None:
-        self.calls.append(node)
-
-
 def _variable_classes(info: ModuleInfo) -> dict[str, str]:
     """`model = Model(...)` anywhere in the module → {"model": qualified Model} (scope-blind)."""
     out: dict[str, str] = {}
-
-    class Assigns(cst.CSTVisitor):
-        def visit_Assign(self, node: cst.Assign) -> None:
-            value = node.value
-            if isinstance(value, cst.Call):
-                name = dotted_name(value.func)
-                if name and name[:1].isupper() or (name and "." in name and name.rsplit(".", 1)[1][:1].isupper()):
-                    for t in node.targets:
-                        if isinstance(t.target, cst.Name):
-                            out[t.target.value] = info.qualify(name)
-
-    info.tree.visit(Assigns())
+    for node in iter_nodes(info.tree, cst.Assign):
+        value = node.value
+        if isinstance(value, cst.Call):
+            name = dotted_name(value.func)
+            if name and name.rsplit(".", 1)[-1][:1].isupper():
+                for t in node.targets:
+                    if isinstance(t.target, cst.Name):
+                        out[t.target.value] = info.qualify(name)
     return out
 
 
@@ -267,7 +257,7 @@ def _example_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
     """First elements of the tuples `breakscan_examples()` yields or returns."""
     targets: list[cst.BaseExpression] = []
 
-    class Tuples(cst.CSTVisitor):
+    class Tuples:
         def visit_Yield(self, node: cst.Yield) -> None:
             if isinstance(node.value, cst.Tuple) and node.value.elements:
                 targets.append(node.value.elements[0].value)
@@ -278,5 +268,5 @@ def _example_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
                 if isinstance(first, (cst.Name, cst.Attribute, cst.Call)):
                     targets.append(first)
 
-    fn.visit(Tuples())
+    walk(fn, Tuples())
     return targets

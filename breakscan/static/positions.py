@@ -1,0 +1,145 @@
+"""Source positions for the few nodes that produced findings, without libcst's PositionProvider.
+
+PositionProvider code-generates the whole module (costlier than parsing it). Instead, CPython's
+`ast` (a C parser, a fraction of libcst's parse time) gives positions, and each flagged libcst
+node is matched to the ast node with the same source text inside the same function (the
+functions of both trees correspond one to one in pre-order). Anything unmatched falls back to
+PositionProvider, so positions are always exact.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from breakscan.static.walk import iter_nodes
+
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True)
+class Span:
+    """1-based line and column (code points) of a node's start; end column exclusive."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+
+def _norm(text: str) -> str:
+    text = _SPACE.sub("", text)
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1]
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+class Locator:
+    """Finds spans of libcst nodes of one module; see the module docstring."""
+
+    def __init__(self, module: cst.Module, source: str) -> None:
+        self.module = module
+        self.source = source
+        self._lines: list[bytes] | None = None
+        self._ast_functions: list[ast.AST] | None = None
+        self._cst_functions: dict[int, int] | None = None
+        self._segments: dict[int, dict[str, list[Span]]] = {}
+        self._fallback: dict | None = None
+
+    def _prepare(self) -> bool:
+        if self._ast_functions is not None:
+            return bool(self._ast_functions) or True
+        try:
+            tree = ast.parse(self.source)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            self._ast_functions = []
+            self._cst_functions = {}
+            return False
+        self._lines = [line.encode("utf-8") for line in self.source.splitlines(keepends=True)]
+        self._ast_functions = [n for n in _preorder(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        cst_functions = list(iter_nodes(self.module, cst.FunctionDef))
+        self._cst_functions = {id(fn): i for i, fn in enumerate(cst_functions)}
+        if len(cst_functions) != len(self._ast_functions):
+            self._cst_functions = {}
+        return True
+
+    def spans(self, hits: list[tuple[cst.CSTNode, cst.FunctionDef]]) -> list[Span]:
+        """Spans for (node, enclosing region function) pairs, in order."""
+        self._prepare()
+        seen: dict[tuple[int, str], int] = defaultdict(int)
+        out = []
+        for node, function in hits:
+            text = _norm(self.module.code_for_node(_expr_of(node)))
+            index = self._cst_functions.get(id(function)) if self._cst_functions else None
+            span = None
+            if index is not None:
+                candidates = self._function_segments(index).get(text, [])
+                k = seen[(index, text)]
+                if k < len(candidates):
+                    span = candidates[k]
+                    seen[(index, text)] += 1
+            out.append(span or self._slow(node))
+        return out
+
+    def _function_segments(self, index: int) -> dict[str, list[Span]]:
+        cached = self._segments.get(index)
+        if cached is None:
+            cached = defaultdict(list)
+            fn = self._ast_functions[index]
+            for node in _preorder(fn):
+                if isinstance(node, (ast.expr, ast.stmt)) and node is not fn and hasattr(node, "end_lineno"):
+                    segment = self._segment(node)
+                    if segment is not None:
+                        cached[_norm(segment[0])].append(segment[1])
+            for spans in cached.values():
+                spans.sort(key=lambda s: (s.line, s.column))
+            self._segments[index] = cached
+        return cached
+
+    def _segment(self, node: ast.AST) -> tuple[str, Span] | None:
+        lines = self._lines
+        assert lines is not None
+        l1, c1, l2, c2 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+        if l2 is None or c2 is None or l1 > len(lines) or l2 > len(lines):
+            return None
+        if l1 == l2:
+            raw = lines[l1 - 1][c1:c2]
+        else:
+            raw = lines[l1 - 1][c1:] + b"".join(lines[l1:l2 - 1]) + lines[l2 - 1][:c2]
+        col = len(lines[l1 - 1][:c1].decode("utf-8", "replace")) + 1
+        end_col = len(lines[l2 - 1][:c2].decode("utf-8", "replace")) + 1
+        return raw.decode("utf-8", "replace"), Span(l1, col, l2, end_col)
+
+    def _slow(self, node: cst.CSTNode) -> Span:
+        if self._fallback is None:
+            self._fallback = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        pos = self._fallback[node]
+        return Span(pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+
+
+def _expr_of(node: cst.CSTNode) -> cst.CSTNode:
+    """The part of a node whose text ast positions describe (`with` items have no position)."""
+    return node.item if isinstance(node, cst.WithItem) else node
+
+
+def _preorder(node: ast.AST):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(list(ast.iter_child_nodes(current))))
