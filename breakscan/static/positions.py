@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from breakscan.static.walk import iter_nodes
+from breakscan.static.walk import iter_functions
 
 _SPACE = re.compile(r"\s+")
 
@@ -71,8 +71,8 @@ class Locator:
             self._cst_functions = {}
             return False
         self._lines = [line.encode("utf-8") for line in self.source.splitlines(keepends=True)]
-        self._ast_functions = [n for n in _preorder(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        cst_functions = list(iter_nodes(self.module, cst.FunctionDef))
+        self._ast_functions = list(_ast_functions(tree))
+        cst_functions = list(iter_functions(self.module))
         self._cst_functions = {id(fn): i for i, fn in enumerate(cst_functions)}
         if len(cst_functions) != len(self._ast_functions):
             self._cst_functions = {}
@@ -135,6 +135,21 @@ class Locator:
 def _expr_of(node: cst.CSTNode) -> cst.CSTNode:
     """The part of a node whose text ast positions describe (`with` items have no position)."""
     return node.item if isinstance(node, cst.WithItem) else node
+
+
+def _ast_functions(tree: ast.AST):
+    """Every (async) def in pre-order, walking statement lists only."""
+    stack = [tree]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield current
+        nested = []
+        for name in ("body", "orelse", "handlers", "finalbody", "cases"):
+            value = getattr(current, name, None)
+            if isinstance(value, list):
+                nested.extend(v for v in value if isinstance(v, (ast.stmt, ast.excepthandler, ast.match_case)))
+        stack.extend(reversed(nested))
 
 
 def _preorder(node: ast.AST):

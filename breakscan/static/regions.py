@@ -9,6 +9,7 @@ decorated with `torch.compiler.disable` end a region.
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass
 
@@ -31,6 +32,9 @@ COMPILING_PREDICATES = {
 }
 # Predicates that are False under Dynamo: code under them is not traced.
 NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export"}
+
+
+_COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(|\boptimize\s*\(")
 
 
 @dataclass(frozen=True)
@@ -145,10 +149,11 @@ class RegionFinder:
 
     def _compile_call_targets(self, info: ModuleInfo) -> None:
         has_examples = "breakscan_examples" in info.functions
-        if "compile" not in info.source and not has_examples:
+        has_compile = _COMPILE_CALL.search(info.source) is not None
+        if not has_compile and not has_examples:
             return  # cheap pre-filter: no torch.compile(...) / .compile() call can be here
         var_classes = _variable_classes(info)
-        for call in iter_nodes(info.tree, cst.Call) if "compile" in info.source else ():
+        for call in iter_nodes(info.tree, cst.Call) if has_compile else ():
             name = dotted_name(call.func)
             if not name:
                 continue

@@ -36,17 +36,52 @@ def _fields(cls: type) -> tuple[str, ...]:
     return names
 
 
+_WANTED: dict[type, bool] = {}  # libcst's bases are ABCs: isinstance on them is slow, cache per type
+
+
+def _wanted(cls: type) -> bool:
+    found = _WANTED.get(cls)
+    if found is None:
+        found = _WANTED[cls] = issubclass(cls, cst.CSTNode) and not issubclass(cls, _SKIP)
+    return found
+
+
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Child nodes in source order, without whitespace, punctuation and operator tokens."""
     for name in _fields(type(node)):
         value = getattr(node, name)
-        if isinstance(value, cst.CSTNode):
-            if not isinstance(value, _SKIP):
-                yield value
-        elif isinstance(value, (list, tuple)):
+        cls = type(value)
+        if cls is list or cls is tuple:
             for item in value:
-                if isinstance(item, cst.CSTNode) and not isinstance(item, _SKIP):
+                if _wanted(type(item)):
                     yield item
+        elif value is not None and _wanted(cls):
+            yield value
+
+
+_SUITES = ("body", "orelse", "handlers", "finalbody")
+
+
+def iter_functions(node: cst.CSTNode) -> Iterator[cst.FunctionDef]:
+    """Every `def` under `node` in pre-order, walking statement suites only (defs live there)."""
+    stack: list[cst.CSTNode] = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.FunctionDef):
+            yield current
+        nested: list[cst.CSTNode] = []
+        for name in _SUITES:
+            value = getattr(current, name, None)
+            if value is None or isinstance(value, cst.SimpleStatementSuite):
+                continue
+            if isinstance(value, (list, tuple)):
+                nested.extend(v for v in value if isinstance(v, cst.CSTNode))
+            elif isinstance(value, cst.IndentedBlock):
+                nested.extend(value.body)
+            elif isinstance(value, cst.BaseStatement) or isinstance(value, (cst.Else, cst.ExceptHandler,
+                                                                          cst.Finally, cst.If)):
+                nested.append(value)
+        stack.extend(reversed(nested))
 
 
 def _methods(visitor: object, cls: type) -> tuple[Any, Any]:
