@@ -1,20 +1,36 @@
 """The child side of the dynamic pass: import the user's file, compile its examples, log what Dynamo did.
 
-Run as `python -m breakscan.dynamic.probe REQUEST.json RESULT.jsonl` by `runner.run_dynamic`;
-never imported by the parent (it imports torch). The request holds `target`, `entry`
-(`FILE:FUNC` or null), `device` (`auto|cpu|cuda`), `backend`, `project_root`.
+Run as `python -m breakscan.dynamic.probe REQUEST.json RESULT.jsonl` by `runner`; never
+imported by the parent (it imports torch). Two modes:
+
+- examples (default): the request holds `targets` (a list of `{index, target, entry}`; `entry`
+  is `FILE:FUNC` or null), `device` (`auto|cpu|cuda`), `backend`, `project_root`. Targets run
+  one after another in this one process (Dynamo set-up is paid once), `torch._dynamo.reset()`
+  between them; each is framed by `target_start` / `done` records carrying its `index`, so
+  the parent can tell which targets finished if this process dies, and re-run the rest.
+  (A request with a single `target` / `entry` is still accepted.)
+- run (`mode: "run"`): run a user's program unchanged (`script` or `module`, with `argv`) via
+  runpy, with the capture (`install_capture`) installed before user code runs; stdio is the
+  parent's; the process exits with the program's exit code.
 
 The result is JSON lines, one record per line, flushed as they happen so that a crash keeps
-everything before it. Record `type`s: `start` (torch version, device), `entry_start`,
-`break` (a parsed graph-break message), `fallback` (`compilation_metrics` with a `fail_type`),
-`recompile`, `recompile_limit`, `error` (user code raised: rule BRK902, or exited: BRK903),
-`entry_end` (calls, graphs, ops per graph, fullgraph check, seconds, traced lines), `done`.
+everything before it. Record `type`s: `start` (torch version, device), `target_start`,
+`entry_start`, `break` (a parsed graph-break
+message), `fallback` (`compilation_metrics` with a `fail_type`), `compiled` (run mode: one
+frame's graph op count), `recompile`, `recompile_limit`, `error` (user code raised: rule
+BRK902, or exited: BRK903), `entry_end` (calls, graphs, ops per graph, break order, fullgraph
+check, seconds, traced lines), `done` (end of a target; in run mode with `exit_code`).
 
 Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
 receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
 (enabled with `torch._logging.set_logs`) and the recompile-limit WARNING of
 `torch._dynamo.convert_frame`; and a handler on the structured trace logger `torch.__trace`
 for `compilation_metrics` (frames that fell back to eager entirely).
+
+Graphs and ops per graph come from the oracle itself: its backend is wrapped to record each
+graph it is handed (in compile order, interleaved with the break records), so no second trace
+(`torch._dynamo.explain`) is needed; the `fullgraph=True` check runs only for entries that
+broke (an entry with no break and no fallback is captured whole by definition).
 """
 
 from __future__ import annotations
@@ -25,6 +41,7 @@ import inspect
 import json
 import logging
 import os
+import runpy
 import signal
 import sys
 import time
@@ -60,6 +77,8 @@ class Collector(logging.Handler):
         self.entry = ""
         self.call = 0
         self.traced: dict[str, set[int]] = {}
+        self.record_compiles = False  # run mode: one `compiled` record per frame compile
+        self.on_break: Callable[[dict[str, Any]], None] | None = None  # the running entry's listener
 
     def begin(self, entry: str) -> None:
         """Start collecting for `entry` (records are taken only while `active`, i.e. during calls)."""
@@ -75,6 +94,8 @@ class Collector(logging.Handler):
 
     def _write(self, kind: str, data: dict[str, Any]) -> None:
         self.writer.write({"type": kind, "entry": self.entry, "call": self.call, **data})
+        if kind in ("break", "fallback") and self.on_break is not None:
+            self.on_break(data)
 
     def _dispatch(self, record: logging.LogRecord) -> None:
         meta = getattr(record, "metadata", None)
@@ -101,6 +122,9 @@ class Collector(logging.Handler):
 
     def _on_trace(self, meta: dict[str, Any]) -> None:
         cm = meta.get("compilation_metrics")
+        if isinstance(cm, dict) and self.record_compiles and cm.get("graph_op_count"):
+            self._write("compiled", {k: cm.get(k) for k in ("co_name", "co_filename", "co_firstlineno",
+                                                            "graph_op_count", "compile_id")})
         if isinstance(cm, dict) and cm.get("fail_type"):
             keys = ("co_name", "co_filename", "co_firstlineno", "fail_type", "fail_reason",
                     "fail_user_frame_filename", "fail_user_frame_lineno", "compile_id")
@@ -224,16 +248,6 @@ def entry_name(path: str, qualname: str, root: str, seen: dict[str, int]) -> str
     return name if seen[name] == 1 else f"{name}#{seen[name]}"
 
 
-def run_explain(torch: Any, fn: Any, args: tuple, kwargs: dict) -> tuple[int, list[int], str]:
-    """(graph count, ops per graph, error) from `torch._dynamo.explain` on one example."""
-    torch._dynamo.reset()
-    try:
-        out = torch._dynamo.explain(fn)(*args, **kwargs)
-        return int(out.graph_count), [len(ops) for ops in out.ops_per_graph], ""
-    except (Exception, SystemExit) as exc:
-        return 0, [], f"{type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-
-
 def run_fullgraph(torch: Any, fn: Any, args: tuple, kwargs: dict, backend: str) -> tuple[bool, str]:
     """(ok, first break) from a `fullgraph=True` compile of one example."""
     torch._dynamo.reset()
@@ -242,6 +256,32 @@ def run_fullgraph(torch: Any, fn: Any, args: tuple, kwargs: dict, backend: str) 
         return True, ""
     except (Exception, SystemExit) as exc:
         return False, fullgraph_message(exc)
+
+
+def graph_ops(gm: Any) -> int:
+    """Operations in an FX graph: call_function, call_method and call_module nodes."""
+    return sum(1 for n in gm.graph.nodes if n.op in ("call_function", "call_method", "call_module"))
+
+
+def recording_backend(torch: Any, backend: str | Callable[..., Any], on_graph: Callable[[int], None]) -> Any:
+    """`backend`, wrapped to report each graph's op count before compiling it.
+
+    Falls back to the plain backend name when it cannot be looked up (graphs then go
+    unrecorded: the entry reports 0 graphs rather than failing).
+    """
+    try:
+        inner = torch._dynamo.lookup_backend(backend)
+    except Exception:
+        return backend
+
+    def record_then_compile(gm: Any, example_inputs: Any) -> Any:
+        try:
+            on_graph(graph_ops(gm))
+        except Exception:
+            pass
+        return inner(gm, example_inputs)
+
+    return record_then_compile
 
 
 def fullgraph_message(exc: BaseException) -> str:
@@ -264,9 +304,23 @@ class EntryRun:
         self.first: tuple[tuple, dict] | None = None
         self.calls = 0
         self.raised = False
+        self.graphs: list[int] = []  # op count of each graph compiled during the first call
+        self.order: list[dict[str, Any]] = []  # first call's graphs and breaks, in order
+        self.broke = False
         self.t0 = time.perf_counter()
         torch._dynamo.reset()
-        self.compiled = torch.compile(fn, backend=backend)
+        self.compiled = torch.compile(fn, backend=recording_backend(torch, backend, self._on_graph))
+
+    def _on_graph(self, ops: int) -> None:
+        if self.calls == 0:  # the first example's graphs (what explain would have shown)
+            self.graphs.append(ops)
+            self.order.append({"graph": len(self.graphs) - 1, "ops": ops})
+
+    def on_break(self, record: dict[str, Any]) -> None:
+        """A break or fallback record of this entry (from the collector)."""
+        self.broke = True
+        if self.calls == 0:
+            self.order.append({"break": {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
 
     def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
         """One default-mode call (the oracle); a raise or exit stops the entry's calls."""
@@ -290,15 +344,20 @@ class EntryRun:
     def finish(self, collector: Collector, writer: ResultWriter) -> None:
         """Explain and fullgraph check on the first example, then the `entry_end` record."""
         oracle_s = time.perf_counter() - self.t0
-        graphs, ops, explain_err, fg_ok, fg_err = 0, [], "", None, ""
+        fg_ok, fg_err = None, ""
         if not self.raised and self.first is not None:
             args, kwargs = self.first
-            graphs, ops, explain_err = run_explain(self.torch, self.fn, args, kwargs)
-            fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
+            if self.broke:
+                fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
+            else:
+                fg_ok = True  # no break and no fallback in default mode: captured whole
+        ran = not self.raised and self.first is not None
         writer.write(
             {
                 "type": "entry_end", "entry": self.name, "path": self.loc[0], "line": self.loc[1],
-                "calls": self.calls, "graphs": graphs, "ops_per_graph": ops, "explain_error": explain_err,
+                "calls": self.calls, "graphs": len(self.graphs) if ran else 0,
+                "ops_per_graph": self.graphs if ran else [], "order": self.order if ran else [],
+                "explain_error": "",
                 "fullgraph_ok": fg_ok, "fullgraph_error": fg_err, "oracle_seconds": oracle_s,
                 "seconds": time.perf_counter() - self.t0,
                 "traced": {p: sorted(s) for p, s in collector.traced.items()},
@@ -333,6 +392,7 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
                 writer.write({"type": "entry_start", "entry": name, "path": path, "line": line})
                 collector.begin(name)
                 current = EntryRun(torch, fn, name, (path, line), backend)
+                collector.on_break = current.on_break
             current.call(args, kwargs, collector, writer)
     except SystemExit as exc:
         error_record(writer, "", phase, exc, "BRK903")
@@ -340,6 +400,117 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
         error_record(writer, "", phase, exc, "BRK902")
     if current is not None:
         current.finish(collector, writer)
+    collector.on_break = None
+
+
+def run_targets(torch: Any, request: dict[str, Any], device: str, collector: Collector,
+                writer: ResultWriter) -> None:
+    """Run each target of the request in turn, framed by `target_start` / `done` records.
+
+    Between targets: `torch._dynamo.reset()`, and the working directory and `sys.path` as
+    they were (user imports may change both).
+    """
+    targets = request.get("targets") or [{"index": 0, "target": request["target"], "entry": request.get("entry")}]
+    cwd, path = os.getcwd(), list(sys.path)
+    for t in targets:
+        writer.write({"type": "target_start", "index": t["index"], "target": t["target"]})
+        sub = {**request, "target": t["target"], "entry": t.get("entry")}
+        torch._dynamo.reset()
+        run_examples(torch, sub, device, collector, writer)
+        writer.write({"type": "done", "index": t["index"]})
+        try:
+            os.chdir(cwd)
+        except OSError:
+            pass
+        sys.path[:] = path
+
+
+def install_capture(torch: Any, writer: ResultWriter) -> Collector:
+    """Install the Dynamo log capture into `writer`: returns the Collector (inactive until told).
+
+    Used by both modes: examples (active during each call) and run (active throughout).
+    """
+    global SKIP_DIRS
+    SKIP_DIRS = (os.path.dirname(torch.__file__) + os.sep, BREAKSCAN_DIR + os.sep)
+    collector = Collector(writer, SKIP_DIRS)
+    install_logging(torch, collector)
+    return collector
+
+
+def force_backend(torch: Any, backend: str) -> None:
+    """Make every `torch.compile` of the program use `backend` (run mode's `--backend`)."""
+    original = torch.compile
+
+    def compile_with(*args: Any, **kwargs: Any) -> Any:
+        kwargs["backend"] = backend
+        return original(*args, **kwargs)
+
+    compile_with.__wrapped__ = original  # type: ignore[attr-defined]
+    torch.compile = compile_with
+
+
+def run_program(torch: Any, request: dict[str, Any], collector: Collector, writer: ResultWriter) -> int:
+    """Run the user's program (run mode) with the capture active; returns its exit code.
+
+    Behaves as `python SCRIPT ARGS` / `python -m MODULE ARGS`: `sys.argv`, `sys.path[0]`,
+    `__main__`. An uncaught exception prints its traceback to stderr as Python would and is
+    recorded as BRK902; `sys.exit(n)` with n not 0/None is recorded as BRK903.
+    """
+    label = request.get("label") or "program"
+    script, module = request.get("script"), request.get("module")
+    argv = list(request.get("argv") or [])
+    if request.get("backend"):
+        force_backend(torch, request["backend"])
+    writer.write({"type": "entry_start", "entry": label, "path": request.get("main_path") or script or "",
+                  "line": 1})
+    collector.begin(label)
+    collector.record_compiles = True
+    collector.active = True
+    code, t0 = 0, time.perf_counter()
+    try:
+        if module:
+            sys.argv = [module, *argv]
+            sys.path[0] = os.getcwd()
+            runpy.run_module(module, run_name="__main__", alter_sys=True)
+        else:
+            sys.argv = [script, *argv]
+            sys.path[0] = str(Path(script).resolve().parent)
+            runpy.run_path(script, run_name="__main__")
+    except SystemExit as exc:
+        code = exit_status(exc.code)
+        if code:
+            error_record(writer, label, "program", exc, "BRK903")
+    except BaseException as exc:  # noqa: BLE001 - report, then exit 1 as Python does
+        code = 1
+        traceback.print_exception(type(exc), exc, _program_tb(exc.__traceback__))
+        error_record(writer, label, "program", exc, "BRK902")
+    finally:
+        collector.active = False
+    writer.write({"type": "entry_end", "entry": label, "path": request.get("main_path") or script or "",
+                  "line": 1, "calls": 0, "graphs": 0, "ops_per_graph": [], "order": [],
+                  "fullgraph_ok": None, "fullgraph_error": "", "seconds": time.perf_counter() - t0,
+                  "traced": {p: sorted(s) for p, s in collector.traced.items()}})
+    writer.write({"type": "done", "index": 0, "exit_code": code})
+    return code
+
+
+def _program_tb(tb: Any) -> Any:
+    """`tb` without the leading frames of the probe and runpy (as `python SCRIPT` would print it)."""
+    skip = (os.path.abspath(__file__), os.path.abspath(runpy.__file__))
+    while tb is not None and (os.path.abspath(tb.tb_frame.f_code.co_filename) in skip
+                              or tb.tb_frame.f_code.co_filename.startswith("<frozen")):
+        tb = tb.tb_next
+    return tb
+
+
+def exit_status(code: Any) -> int:
+    """The process exit status `sys.exit(code)` gives: None -> 0, int -> itself, else 1."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    print(code, file=sys.stderr)
+    return 1
 
 
 def install_logging(torch: Any, collector: Collector) -> None:
@@ -357,28 +528,34 @@ def install_logging(torch: Any, collector: Collector) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """Entry point of the child: `probe REQUEST.json RESULT.jsonl`. Always exits via os._exit."""
+    """Entry point of the child: `probe REQUEST.json RESULT.jsonl`.
+
+    Examples mode always exits via os._exit (user threads or atexit hooks must not hang or
+    crash us after the result is written); run mode exits with the program's exit code after a
+    normal interpreter shutdown (the program's atexit hooks run, as they would without us).
+    """
     request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
     writer = ResultWriter(argv[1])
-    faulthandler.enable(file=sys.__stderr__)
+    fault = open(request["fault_file"], "w") if request.get("fault_file") else sys.__stderr__  # noqa: SIM115
+    faulthandler.enable(file=fault)
     # The parent sends SIGTERM on timeout: dump where the user code hangs before SIGKILL.
-    faulthandler.register(signal.SIGTERM, file=sys.__stderr__, all_threads=True)
+    faulthandler.register(signal.SIGTERM, file=fault, all_threads=True)
     import torch
 
-    global SKIP_DIRS
-    SKIP_DIRS = (os.path.dirname(torch.__file__) + os.sep, BREAKSCAN_DIR + os.sep)
     device = request.get("device") or "auto"
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     writer.write({"type": "start", "torch_version": torch.__version__, "device": device,
                   "python": sys.version.split()[0], "pid": os.getpid()})
-    collector = Collector(writer, SKIP_DIRS)
-    install_logging(torch, collector)
-    run_examples(torch, request, device, collector, writer)
-    writer.write({"type": "done"})
+    collector = install_capture(torch, writer)
+    if request.get("mode") == "run":
+        code = run_program(torch, request, collector, writer)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        sys.exit(code)
+    run_targets(torch, request, device, collector, writer)
     sys.stdout.flush()
     sys.stderr.flush()
-    # Skip interpreter shutdown: user threads or atexit hooks must not hang or crash us now.
     os._exit(0)
 
 

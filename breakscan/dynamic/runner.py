@@ -12,6 +12,16 @@ Finding conventions (observed by Dynamo, status OBSERVED):
   (file, line, guard); located at the guarded source line when Dynamo names one, else at the
   compiled function's `def` line. `extra["guard_class"]` classifies the guard (see `guards`).
 - recompile-limit hit (the function runs eagerly from then on): `rule_id` `BRK904`, kind error.
+
+Child sharing: `run_dynamic_many` runs several target files in one child (Dynamo's set-up is
+paid once; `torch._dynamo.reset()` between targets). `--timeout` applies per target (the first
+one's clock starts with the child). When the child dies mid-way (segfault, `os._exit`,
+timeout, killed), the target it was running gets the BRK903 finding as before, and the
+targets after it are re-run in a fresh child, so nothing is lost. `run_dynamic` (one target)
+is the one-element case.
+
+Run mode: `run_program` runs a user's program unchanged (`breakscan run`), stdio passed
+through, and reports every compiled region it executed plus its exit code.
 """
 
 from __future__ import annotations
@@ -26,6 +36,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +74,10 @@ def torch_available() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
+Target = tuple[Path, "str | None"]
+ProgressFn = Callable[[dict[str, Any]], None]
+
+
 def run_dynamic(
     target: Path,
     *,
@@ -77,24 +92,169 @@ def run_dynamic(
 
     `entry` is `FILE:FUNC` naming an examples function (same contract as the module-level
     `breakscan_examples()`); without it, `target`'s `breakscan_examples` is used. `device` is
-    `auto|cpu|cuda`; `timeout` is the wall-clock limit in seconds for the whole child;
+    `auto|cpu|cuda`; `timeout` is the wall-clock limit in seconds for the child;
     `backend` is the `torch.compile` backend; `python` the interpreter (default: this one).
     Never raises for anything user code does: crashes, hangs, exits and exceptions become
     BRK902/BRK903 findings. Raises OSError only if the child cannot be started at all.
     """
-    target = Path(target).resolve()
+    return run_dynamic_many([(Path(target), entry)], project_root=project_root, device=device,
+                            timeout=timeout, backend=backend, python=python)[0]
+
+
+def run_dynamic_many(
+    targets: list[tuple[Path, str | None]],
+    *,
+    project_root: Path,
+    device: str = "auto",
+    timeout: float = 300.0,
+    backend: str = "eager",
+    python: str | None = None,
+    progress: ProgressFn | None = None,
+) -> list[DynamicResult]:
+    """Run several targets in one child; one DynamicResult per target, in order.
+
+    `timeout` is per target. If the child dies, the target it was in gets the crash finding
+    and the remaining targets run in a fresh child. `progress` is called (in this thread)
+    with each `entry_end` and `done` record as the child writes it.
+    """
     project_root = Path(project_root).resolve()
-    workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
+    resolved = [(Path(t).resolve(), e) for t, e in targets]
+    results: list[DynamicResult | None] = [None] * len(resolved)
+    pending = list(range(len(resolved)))
+    while pending:
+        request = {
+            "targets": [{"index": i, "target": str(resolved[i][0]), "entry": resolved[i][1]} for i in pending],
+            "device": device, "backend": backend, "project_root": str(project_root),
+        }
+        workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
+        try:
+            outcome = _run_child(request, workdir, python or sys.executable, timeout, project_root,
+                                 progress=progress)
+            records = read_records(workdir / "result.jsonl")
+        finally:
+            shutil.rmtree(workdir, ignore_errors=True)
+        start, by_target = split_records(records)
+        ok = ChildOutcome(returncode=0, timed_out=False, seconds=outcome.seconds)
+        for i in pending:
+            recs = by_target.get(i)
+            if recs is None:
+                continue
+            done = any(r.get("type") == "done" for r in recs)
+            results[i] = build_result([start, *recs], ok if done else outcome, target=resolved[i][0],
+                                      project_root=project_root, timeout=timeout)
+        left = [i for i in pending if results[i] is None]
+        if len(left) == len(pending):  # the child died before its first target: same fate for all
+            for i in left:
+                results[i] = build_result([start] if start else [], outcome, target=resolved[i][0],
+                                          project_root=project_root, timeout=timeout)
+            left = []
+        pending = left
+    return [r for r in results if r is not None]
+
+
+def split_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[int, list[dict[str, Any]]]]:
+    """(the `start` record, {target index: its records}) from a multi-target child's output."""
+    start: dict[str, Any] = {}
+    groups: dict[int, list[dict[str, Any]]] = {}
+    current: list[dict[str, Any]] | None = None
+    for r in records:
+        t = r.get("type")
+        if t == "start":
+            start = r
+        elif t == "target_start":
+            current = groups.setdefault(int(r.get("index", 0)), [])
+        elif current is not None:
+            current.append(r)
+    return start, groups
+
+
+def run_program(
+    *,
+    script: str | None = None,
+    module: str | None = None,
+    argv: list[str] | None = None,
+    cwd: Path,
+    project_root: Path,
+    device: str = "auto",
+    timeout: float = 300.0,
+    backend: str | None = None,
+    python: str | None = None,
+) -> tuple[DynamicResult, int | None]:
+    """Run a user's program unchanged (`breakscan run`) with Dynamo's logs captured.
+
+    The program's stdin/stdout/stderr are this process's; it runs from `cwd`. Returns the
+    findings (every compiled region it executed: breaks, fallbacks, recompiles, limit hits;
+    BRK902 for an uncaught exception, BRK903 for a non-zero `sys.exit`, `os._exit`, a crash or
+    a timeout) and its exit code (None when killed on timeout; negative for a signal).
+    `backend`, when given, replaces the backend of every `torch.compile` in the program.
+    """
+    project_root = Path(project_root).resolve()
+    target = Path(script).resolve() if script else Path(module_path(module or "", cwd) or cwd)
+    label = f"run:{relative_label(target, project_root)}" if script else f"run:-m {module}"
+    workdir = Path(tempfile.mkdtemp(prefix="breakscan-run-"))
     try:
         request = {
-            "target": str(target), "entry": entry, "device": device,
-            "backend": backend, "project_root": str(project_root),
+            "mode": "run", "script": str(target) if script else None, "module": module,
+            "argv": list(argv or []), "label": label, "main_path": str(target), "device": device,
+            "backend": backend, "project_root": str(project_root), "fault_file": str(workdir / "fault.txt"),
         }
-        outcome = _run_child(request, workdir, python or sys.executable, timeout, project_root)
+        outcome = _run_child(request, workdir, python or sys.executable, timeout, Path(cwd), passthrough=True)
         records = read_records(workdir / "result.jsonl")
-        return build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+    done = next((r for r in records if r.get("type") == "done"), None)
+    code = int(done.get("exit_code", 0)) if done else (None if outcome.timed_out else outcome.returncode)
+    result = build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
+    result.entries = [_program_entry(e, records) for e in result.entries]
+    for f in result.findings:
+        if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED):
+            f.extra["exit_code"] = code
+    return result, code
+
+
+def relative_label(path: Path, root: Path) -> str:
+    """`path` relative to `root` when inside it, else its name."""
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.name
+
+
+def module_path(module: str, cwd: Path) -> str | None:
+    """The file `python -m module` would run, found without importing anything (or None).
+
+    Looks in `cwd` first (as `-m` does), then on this interpreter's `sys.path`.
+    """
+    import importlib.machinery
+
+    parts = module.split(".")
+    spec = importlib.machinery.PathFinder.find_spec(parts[0], [str(cwd), *sys.path])
+    if spec is None or not spec.origin and not spec.submodule_search_locations:
+        return None
+    base = Path(spec.origin).parent if spec.origin and spec.origin.endswith("__init__.py") else None
+    if base is None and spec.submodule_search_locations:
+        base = Path(list(spec.submodule_search_locations)[0])
+    if len(parts) == 1:
+        if base is not None:
+            main = base / "__main__.py"
+            return str(main) if main.exists() else str(base)
+        return spec.origin
+    if base is None:
+        return None
+    sub = base.joinpath(*parts[1:])
+    for cand in (sub.with_suffix(".py"), sub / "__main__.py"):
+        if cand.exists():
+            return str(cand)
+    return None
+
+
+def _program_entry(rep: EntryReport, records: list[dict[str, Any]]) -> EntryReport:
+    """Run mode's one entry: graphs and ops from the frames the program compiled."""
+    ops = [int(r.get("graph_op_count") or 0) for r in records if r.get("type") == "compiled"]
+    rep.graphs, rep.ops_per_graph = len(ops), ops
+    rep.calls = len({(r.get("co_filename"), r.get("co_name")) for r in records if r.get("type") == "compiled"})
+    rep.recompiles = sum(1 for r in records if r.get("type") == "recompile" and not parse.is_resume(r.get("function", "")))
+    return rep
 
 
 @dataclass
@@ -118,30 +278,92 @@ def _child_env() -> dict[str, str]:
     return env
 
 
-def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: float, cwd: Path) -> ChildOutcome:
-    """Start the probe in its own session, wait up to `timeout` seconds, kill its group after."""
+class _RecordTail:
+    """Reads complete JSON lines appended to the child's result file since the last read."""
+
+    def __init__(self, path: Path) -> None:
+        self.path, self.offset, self.buf = path, 0, b""
+
+    def new(self) -> list[dict[str, Any]]:
+        try:
+            with open(self.path, "rb") as f:
+                f.seek(self.offset)
+                data = f.read()
+        except OSError:
+            return []
+        self.offset += len(data)
+        self.buf += data
+        *lines, self.buf = self.buf.split(b"\n")
+        out = []
+        for line in lines:
+            try:
+                rec = json.loads(line)
+            except (json.JSONDecodeError, UnicodeDecodeError):
+                continue
+            if isinstance(rec, dict):
+                out.append(rec)
+        return out
+
+
+POLL_S = 0.1
+
+
+def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: float, cwd: Path, *,
+               passthrough: bool = False, progress: ProgressFn | None = None) -> ChildOutcome:
+    """Start the probe in its own session and watch it; kill its group when a target overruns.
+
+    The `timeout` clock restarts at each `target_start` record (the first one's includes the
+    child's start). `passthrough`: the child shares this process's stdio (run mode), and
+    faulthandler dumps go to the request's `fault_file`; else stdout/stderr are captured.
+    """
     req_path, res_path = workdir / "request.json", workdir / "result.jsonl"
     req_path.write_text(json.dumps(request), encoding="utf-8")
+    res_path.touch()
     cmd = [python, "-m", "breakscan.dynamic.probe", str(req_path), str(res_path)]
     t0 = time.monotonic()
-    with open(workdir / "stdout.txt", "wb") as out, open(workdir / "stderr.txt", "wb") as err:
-        proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=err, cwd=str(cwd),
-            env=_child_env(), start_new_session=True,
-        )
+    deadline = t0 + timeout
+    tail = _RecordTail(res_path)
+    out_path = workdir / "stdout.txt"
+    err_path = Path(request["fault_file"]) if passthrough and request.get("fault_file") else workdir / "stderr.txt"
+    with open(out_path, "wb") as out, open(workdir / "stderr.txt", "wb") as err:
+        stdio = {} if passthrough else {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": err}
+        proc = subprocess.Popen(cmd, cwd=str(cwd), env=_child_env(), start_new_session=True, **stdio)
         timed_out = False
         try:
-            proc.wait(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
+            while True:
+                try:
+                    proc.wait(timeout=POLL_S)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                for rec in tail.new():
+                    if rec.get("type") == "target_start":
+                        deadline = time.monotonic() + timeout
+                    _notify(progress, rec)
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    _kill_group(proc)
+                    break
+        except BaseException:  # KeyboardInterrupt: never leave the child behind
             _kill_group(proc)
+            raise
+    for rec in tail.new():
+        _notify(progress, rec)
     return ChildOutcome(
         returncode=proc.returncode,
         timed_out=timed_out,
         seconds=time.monotonic() - t0,
-        stdout_tail=_tail(workdir / "stdout.txt"),
-        stderr_tail=_tail(workdir / "stderr.txt"),
+        stdout_tail=_tail(out_path),
+        stderr_tail=_tail(err_path),
     )
+
+
+def _notify(progress: ProgressFn | None, rec: dict[str, Any]) -> None:
+    if progress is not None and rec.get("type") in ("entry_end", "done"):
+        try:
+            progress(rec)
+        except Exception:  # a progress display must never stop the pass
+            pass
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
@@ -423,7 +645,8 @@ def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str,
         kind=Kind.RECOMPILE,
         path=path,
         line=line,
-        message=f"Recompiled `{_function_name(rec, failure)}` (call {rec.get('call', '?')}): guard failed: {failure['guard']}",
+        message=(f"Recompiled `{_function_name(rec, failure)}`" + (f" (call {rec['call']})" if rec.get("call") else "")
+                 + f": guard failed: {failure['guard']}"),
         severity=Severity.WARNING,
         status=Status.OBSERVED,
         fix=guards.FIXES.get(cls, ""),
@@ -479,13 +702,16 @@ def error_finding(rec: dict[str, Any], root: Path, target: Path, entries: dict[s
     exited = rec.get("exc_type") == "SystemExit"
     verb = f"exited (sys.exit({rec.get('message')}))" if exited else f"raised {rec.get('exc_type')}: {rec.get('message')}"
     subject = f"entry {entry}" if entry else str(target.name)
+    message = f"User code {verb} during {where} ({subject}); the dynamic pass skipped the rest of it"
+    if rec.get("phase") == "program":
+        message = f"The program {verb}" + (" (exit status 1)" if not exited else "")
     return Finding(
         rule_id=rec.get("rule") or RULE_USER_RAISED,
         kind=Kind.ERROR,
         path=prim["path"],
         line=int(prim["line"] or 1),
         column=prim.get("column") or 1,
-        message=f"User code {verb} during {where} ({subject}); the dynamic pass skipped the rest of it",
+        message=message,
         severity=Severity.ERROR,
         status=Status.OBSERVED,
         stack=to_frames(frames),
@@ -550,7 +776,40 @@ def fault_frames(stderr: str) -> list[dict[str, Any]]:
     return []
 
 
-def entry_reports(records: list[dict[str, Any]], findings: list[Finding]) -> list[EntryReport]:
+def largest_split(order: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The break that splits the largest graph of the first call, from the oracle's event order.
+
+    `order` interleaves `{"graph": i, "ops": n}` (a graph handed to the backend) and
+    `{"break": {...}}` (a break or fallback) as they happened. Dynamo logs a break, then
+    compiles the graph that ends at it: a graph right after a break ends there; a graph with
+    no break right before it (it ends at a return) was started by the last break before it.
+    None when the first call had no break or no graph.
+    """
+    graphs = [(pos, ev["ops"]) for pos, ev in enumerate(order) if "graph" in ev]
+    if not graphs or not any("break" in ev for ev in order):
+        return None
+    pos = max(graphs, key=lambda g: g[1])[0]  # the first of the largest
+    before = [ev["break"] for ev in order[:pos] if "break" in ev]
+    if before:
+        return before[-1]
+    return next(ev["break"] for ev in order[pos:] if "break" in ev)
+
+
+def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
+    """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
+    path, line = brk.get("path") or "", int(brk.get("line") or 0)
+    for f in mine:
+        if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
+                (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack)):
+            path, line = f.path, f.line
+            break
+    where = relative_label(Path(path), root) if root and path else Path(path).name
+    gb_id = brk.get("gb_id") or ""
+    return f"{where}:{line} {brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
+
+
+def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
+                  root: Path | None = None) -> list[EntryReport]:
     """One EntryReport per entry started; unfinished ones carry the error text."""
     reports: dict[str, EntryReport] = {}
     for r in records:
@@ -565,8 +824,14 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding]) -> lis
             rep.fullgraph_ok, rep.fullgraph_error = r.get("fullgraph_ok"), r.get("fullgraph_error", "")
             rep.seconds = float(r.get("seconds", 0.0))
             rep.error = r.get("explain_error", "") and f"explain failed: {r['explain_error']}"
+            rep.extra_order = list(r.get("order") or [])  # type: ignore[attr-defined]
     for rep in reports.values():
         mine = [f for f in findings if f.entry == rep.name]
+        split = largest_split(getattr(rep, "extra_order", []))
+        if split is not None:
+            rep.largest_split_by = _describe_split(split, mine, root)
+        if hasattr(rep, "extra_order"):
+            del rep.extra_order
         rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
         rep.recompiles = len({(r.get("call")) for r in records
                               if r.get("type") == "recompile" and r.get("entry") == rep.name})
@@ -610,7 +875,7 @@ def build_result(records: list[dict[str, Any]], outcome: ChildOutcome, *, target
         findings.append(crash)
     return DynamicResult(
         findings=findings,
-        entries=entry_reports(records, findings),
+        entries=entry_reports(records, findings, project_root),
         traced_lines=traced_lines(records),
         device=start.get("device", ""),
         torch_version=start.get("torch_version", ""),

@@ -1,0 +1,88 @@
+"""Several targets in one child: ordering, crash recovery (re-run the rest), largest split."""
+
+from __future__ import annotations
+
+import importlib.util
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from breakscan.dynamic.runner import largest_split, run_dynamic_many, split_records
+
+
+def test_split_records_groups_by_target_and_keeps_start() -> None:
+    records = [{"type": "start", "device": "cpu"}, {"type": "target_start", "index": 0}, {"type": "break"},
+               {"type": "done", "index": 0}, {"type": "target_start", "index": 2}, {"type": "entry_start"}]
+    start, groups = split_records(records)
+    assert start["device"] == "cpu"
+    assert [r["type"] for r in groups[0]] == ["break", "done"] and [r["type"] for r in groups[2]] == ["entry_start"]
+
+
+def brk(line: int) -> dict:
+    return {"break": {"gb_type": "t", "gb_id": f"GB{line:04d}", "path": "m.py", "line": line}}
+
+
+def test_largest_split_is_the_break_that_ends_or_starts_the_largest_graph() -> None:
+    # Dynamo logs a break, then compiles the graph that ends at it.
+    assert largest_split([brk(10), {"graph": 0, "ops": 2}, brk(20), {"graph": 1, "ops": 9}, {"graph": 2, "ops": 1}])["line"] == 20
+    # The largest graph ends at a return: the last break before it started it.
+    assert largest_split([brk(10), {"graph": 0, "ops": 2}, {"graph": 1, "ops": 7}])["line"] == 10
+    # A break next to an empty graph at the top (nothing compiled before it).
+    assert largest_split([brk(3), {"graph": 0, "ops": 5}])["line"] == 3
+    assert largest_split([{"graph": 0, "ops": 5}]) is None and largest_split([]) is None
+
+
+@pytest.mark.dynamic
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed (dynamic extra)")
+def test_child_death_reports_the_target_and_reruns_the_rest(tmp_path: Path) -> None:
+    def sample(name: str, body: str) -> tuple[Path, None]:
+        path = tmp_path / f"{name}.py"
+        path.write_text("import os, time\nimport torch\n\n\n" + textwrap.dedent(body), encoding="utf-8")
+        return path, None
+
+    targets = [
+        sample("a_item", """
+            def f(x):
+                return x * x.sum().item()
+
+            def breakscan_examples():
+                yield f, (torch.ones(3),)
+            """),
+        sample("b_exit", """
+            def g(x):
+                os._exit(3)
+
+            def breakscan_examples():
+                yield g, (torch.ones(3),)
+            """),
+        sample("c_hang", """
+            def h(x):
+                while True:
+                    time.sleep(0.05)
+
+            def breakscan_examples():
+                yield h, (torch.ones(3),)
+            """),
+        sample("d_print", """
+            def k(x):
+                print("k")
+                return x + 1
+
+            def breakscan_examples():
+                yield k, (torch.ones(3),)
+            """),
+    ]
+    seen = []
+    results = run_dynamic_many(targets, project_root=tmp_path, timeout=20, progress=seen.append)
+    assert len(results) == 4
+    a, b, c, d = ([f.rule_id for f in r.findings] for r in results)
+    assert a == ["GB0124"]
+    # (os._exit and time.sleep are themselves graph breaks, GB0007, before the child goes.)
+    [b_crash] = [f for f in results[1].findings if f.rule_id == "BRK903"]
+    assert "exited with status 3" in b_crash.message and set(b) == {"GB0007", "BRK903"}
+    [c_crash] = [f for f in results[2].findings if f.rule_id == "BRK903"]
+    assert c_crash.extra["timed_out"] is True and "timed out after 20 s" in c_crash.message
+    assert d == ["GB0059"]  # ran in a third child, after the hang was killed
+    assert results[0].device == results[3].device == "cpu"
+    assert [r["index"] for r in seen if r["type"] == "done"] == [0, 3]
