@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata
+import os
 import re
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -62,26 +63,47 @@ class DynamicOutcome:
     ran: bool = False
 
 
+def default_jobs() -> int:
+    """Dynamic-pass children to run at once: 2 where there are 4+ CPUs, else 1 (measured: on
+    2 shared cores two children are slower than one, which pays Dynamo's set-up once)."""
+    return 2 if (os.cpu_count() or 1) >= 4 else 1
+
+
 def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, root: Path,
-                        jobs: int = 2) -> DynamicOutcome:
-    """Run each target in its own child process (see breakscan.dynamic.runner), `jobs` at once."""
-    from breakscan.dynamic.runner import run_dynamic
+                        jobs: int | None = None, progress=None) -> DynamicOutcome:
+    """Run the targets in at most `jobs` child processes, several targets per child.
+
+    Each child pays torch's import and Dynamo's set-up once for its share of the targets
+    (see breakscan.dynamic.runner.run_dynamic_many); results keep the targets' order.
+    `progress` is called with each finished entry / target record (see the runner).
+    """
+    from breakscan.dynamic.runner import run_dynamic_many
 
     outcome = DynamicOutcome(ran=bool(targets))
+    n = max(1, min(jobs or default_jobs(), len(targets) or 1))
+    shares = [list(range(len(targets)))[k::n] for k in range(n)]
 
-    def one(target: tuple[Path, str | None]):
-        path, entry = target
-        return run_dynamic(path, project_root=root, entry=entry, device=config.device,
-                           timeout=config.timeout, backend=config.backend)
+    def one(share: list[int]):
+        return run_dynamic_many([targets[i] for i in share], project_root=root, device=config.device,
+                                timeout=config.timeout, backend=config.backend, progress=progress)
 
-    with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(targets) or 1))) as pool:
-        for result in pool.map(one, targets):
-            outcome.findings.extend(result.findings)
-            outcome.entries.extend(result.entries)
-            for path, lines in result.traced_lines.items():
-                outcome.traced.setdefault(path, set()).update(lines)
-            outcome.device = outcome.device or result.device
+    results: dict[int, object] = {}
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        for share, share_results in zip(shares, pool.map(one, shares)):
+            results.update(zip(share, share_results))
+    for i in range(len(targets)):
+        merge_dynamic(outcome, results[i])
     return outcome
+
+
+def merge_dynamic(outcome: DynamicOutcome, result) -> None:
+    """Add one DynamicResult's findings, entries and traced lines to `outcome`."""
+    outcome.findings.extend(result.findings)
+    outcome.entries.extend(result.entries)
+    for path, lines in result.traced_lines.items():
+        outcome.traced.setdefault(path, set()).update(lines)
+    outcome.device = outcome.device or result.device
+    outcome.ran = True
 
 
 def torch_importable() -> bool:
@@ -91,30 +113,56 @@ def torch_importable() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
-             show_refuted: bool = False, verbose: bool = False, warn=None) -> Report:
-    """Scan `paths` and return the merged Report.
+@dataclass
+class StaticPass:
+    """The static half of a run: files scanned, their findings, the torch version judged."""
 
-    Raises breakscan.static.discovery.MissingPathError for a path that does not exist.
-    `warn` is called with one-line notes for the user (e.g. dynamic pass skipped).
-    """
-    warn = warn or (lambda msg: print(f"breakscan: {msg}", file=sys.stderr))
+    files: list[Path]
+    findings: list[Finding]
+    files_scanned: int
+    torch_version: str | None
+
+
+def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
+                verbose: bool = False) -> StaticPass:
+    """Discover the Python files under `paths` and run the static pass over them."""
     version_text = config.torch_version or installed_torch_version()
     torch_version = parse_version(version_text) if version_text else None
     files = list(iter_python_files(paths, root=root, exclude=config.exclude,
                                    respect_gitignore=config.respect_gitignore))
     rules = active_rules(catalog, config, torch_version)
     static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose)
-    outcome = DynamicOutcome()
-    if config.dynamic:
-        targets = dynamic_targets(files, config)
-        if targets and not torch_importable():
-            warn("dynamic pass skipped: torch is not installed (pip install 'breakscan[dynamic]')")
-        elif targets:
-            outcome = run_dynamic_targets(targets, config, root)
+    return StaticPass(files=files, findings=static.findings, files_scanned=len(static.files),
+                      torch_version=version_text)
+
+
+def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *, root: Path,
+                 show_refuted: bool = False) -> Report:
+    """Merge both passes, apply selection and severities, and make the Report."""
     findings = merge(static.findings, outcome.findings, outcome.traced)
     findings = [f.replace(severity=effective_severity(f.rule_id, f.severity, config))
                 for f in findings if f.rule_id.startswith("BRK9") or rule_selected(f.rule_id, config)]
-    return Report(root=root, findings=findings, files_scanned=len(static.files),
-                  entries=outcome.entries, torch_version=version_text, dynamic_ran=outcome.ran,
+    return Report(root=root, findings=findings, files_scanned=static.files_scanned,
+                  entries=outcome.entries, torch_version=static.torch_version, dynamic_ran=outcome.ran,
                   device=outcome.device, show_refuted=show_refuted, tool_version=__version__)
+
+
+def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
+             show_refuted: bool = False, verbose: bool = False, warn=None, progress=None) -> Report:
+    """Scan `paths` and return the merged Report.
+
+    Raises breakscan.static.discovery.MissingPathError for a path that does not exist.
+    `warn` is called with one-line notes for the user (e.g. dynamic pass skipped);
+    `progress(n_targets)` may return a callback for the dynamic pass's progress records.
+    """
+    warn = warn or (lambda msg: print(f"breakscan: {msg}", file=sys.stderr))
+    static = static_pass(paths, config, catalog, root=root, verbose=verbose)
+    outcome = DynamicOutcome()
+    if config.dynamic:
+        targets = dynamic_targets(static.files, config)
+        if targets and not torch_importable():
+            warn("dynamic pass skipped: torch is not installed (pip install 'breakscan[dynamic]')")
+        elif targets:
+            outcome = run_dynamic_targets(targets, config, root,
+                                          progress=progress(len(targets)) if progress else None)
+    return build_report(static, outcome, config, root=root, show_refuted=show_refuted)
