@@ -219,12 +219,35 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
     if baselined:
         head.append(f"{baselined} baselined finding(s) hidden. ", style="dim")
     head.append(_dynamic_note(report), style="dim")
+    if hasattr(report, "program_exit"):  # `breakscan run`
+        code = report.program_exit
+        head.append(" The program " + ("was killed on timeout." if code is None else f"exited with status {code}."),
+                    style="bold red" if code else "dim")
     parts: list[RenderableType] = [head, status_table(report)]
     if visible:
         parts.append(rule_table(report, rules))
     if report.entries:
         parts.append(entry_table(report.entries))
+        parts += split_lines(report.entries)
     return Group(*parts)
+
+
+def worst_first(entries: list[EntryReport]) -> list[EntryReport]:
+    """Entries by graph count, most first (then by breaks, then name): the worst offender on top."""
+    return sorted(entries, key=lambda e: (-e.graphs, -e.graph_breaks, e.name))
+
+
+def split_lines(entries: list[EntryReport]) -> list[Text]:
+    """`entry: largest graph split by FILE:LINE reason (GBnnnn)`, worst entry first."""
+    out = []
+    for e in worst_first(entries):
+        if e.largest_split_by:
+            text = Text()
+            text.append(clean(e.name), style="bold")
+            text.append(": largest graph split by ")
+            text.append(clean(e.largest_split_by))
+            out.append(text)
+    return out
 
 
 def _dynamic_note(report: Report) -> str:
@@ -270,7 +293,7 @@ def entry_table(entries: list[EntryReport]) -> Table:
     for name in ("breaks", "recompiles"):
         table.add_column(name, justify="right")
     table.add_column("fullgraph")
-    for e in sorted(entries, key=lambda e: (-e.graphs, e.name)):
+    for e in worst_first(entries):
         table.add_row(
             Text(clean(e.name)),
             str(e.calls),
