@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
 from typing import List, Optional
@@ -139,8 +140,9 @@ def check(
     known = _load_baseline(baseline)
     scan_root = (root or git_root(Path.cwd()) or Path.cwd()).absolute()
     try:
-        report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
-                          verbose=verbose)
+        with dynamic_progress(output_format is Format.text and not quiet) as progress:
+            report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
+                              verbose=verbose, progress=progress)
     except MissingPathError as exc:
         raise fail(f"path does not exist: {exc}")
     except Exception as exc:  # breakscan's own bug: exit 2, never a silent pass
@@ -163,6 +165,42 @@ def check(
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+@contextmanager
+def dynamic_progress(enabled: bool):
+    """A progress factory for `run_scan`: a transient rich bar on stderr over the dynamic pass's
+    targets (with a count of entries done), only for several targets and when both stdout and
+    stderr are terminals. Yields None when disabled."""
+    if not (enabled and sys.stdout.isatty() and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                   console=Console(stderr=True), transient=True)
+
+    def factory(n_targets: int):
+        if n_targets < 2:
+            return None
+        bar.start()
+        task = bar.add_task("dynamic pass", total=n_targets)
+        done = [0]
+
+        def on_record(rec: dict) -> None:
+            if rec.get("type") == "entry_end":
+                done[0] += 1
+                bar.update(task, description=f"dynamic pass: {done[0]} entries done")
+            elif rec.get("type") == "done":
+                bar.advance(task)
+
+        return on_record
+
+    try:
+        yield factory
+    finally:
+        bar.stop()
 
 
 def _load_baseline(path: Path | None) -> set[str] | None:
@@ -210,6 +248,91 @@ def _emit(report, catalog, output_format: Format, output: Path | None, color: Co
         write_atomic(output, text if text.endswith("\n") else text + "\n")
     else:
         sys.stdout.write(text if text.endswith("\n") else text + "\n")
+
+
+@app.command("run", context_settings={"allow_interspersed_args": False, "ignore_unknown_options": True,
+                                      "allow_extra_args": True})
+def run_command(
+    ctx: typer.Context,
+    script: Optional[str] = typer.Argument(None, help="The program to run (then its arguments)."),
+    module: Optional[str] = typer.Option(None, "-m", help="Run a module as `python -m MODULE` does."),
+    output_format: Format = typer.Option(Format.text, "--format", "-f", help="Report format."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
+    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="error|warning|note (default warning)."),
+    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    timeout: Optional[float] = typer.Option(None, help="Time limit for the program, seconds (default 300)."),
+    backend: Optional[str] = typer.Option(None, help="Replace every torch.compile backend (e.g. eager)."),
+    device: Optional[str] = typer.Option(None, help="auto|cpu|cuda (reported; the program picks its own)."),
+    select: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes (BRK1, ALL)."),
+    ignore: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes to skip."),
+    show_refuted: bool = typer.Option(False, "--show-refuted", help="Show predictions Dynamo refuted."),
+    root: Optional[Path] = typer.Option(None, help="Root for relative paths (default: git top level)."),
+    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read."),
+    color: Color = typer.Option(Color.auto, help="auto|always|never (NO_COLOR is honoured)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks for internal errors."),
+) -> None:
+    """Run SCRIPT [ARGS...] (or -m MODULE [ARGS...]) unchanged and report every compiled region.
+
+    The program's output passes through; breakscan's report follows it (or goes to -o). The
+    static pass covers the program's own files (the script's directory or the module's package).
+    """
+    from breakscan.catalog import CatalogError, load_catalog
+    from breakscan.config import ConfigError, find_pyproject, load_config
+    from breakscan.findings import Severity
+
+    argv = list(ctx.args)
+    if module and script:
+        argv.insert(0, script)
+        script = None
+    if bool(module) == bool(script):
+        raise fail("give a SCRIPT or -m MODULE (not both)")
+    try:
+        catalog = load_catalog()
+        config = load_config(config_file if config_file else find_pyproject(Path.cwd()))
+        _apply_flags(config, select, ignore, fail_on, False, None, device, timeout, None, None, None)
+        config.validate(catalog)
+    except (ConfigError, CatalogError) as exc:
+        raise fail(str(exc))
+    from breakscan.dynamic.runner import module_path
+
+    main_path = Path(script).absolute() if script else None
+    if script and not main_path.is_file():
+        raise fail(f"path does not exist: {script}")
+    if module:
+        found = module_path(module, Path.cwd())
+        main_path = Path(found).absolute() if found else None
+    own = ([main_path.parent] if main_path else [])
+    scan_root = (root or (git_root(own[0]) if own else None) or (own[0] if own else Path.cwd())).absolute()
+    try:
+        report, code = _run_program(script, module, argv, own, config, catalog, scan_root, backend,
+                                    show_refuted, verbose)
+    except Exception as exc:  # breakscan's own bug: exit 2, never a silent pass
+        if verbose:
+            raise
+        raise fail(f"internal error: {type(exc).__name__}: {exc}")
+    report.program_exit = code  # type: ignore[attr-defined]
+    if not quiet:
+        shown = "killed on timeout" if code is None else f"exited with status {code}"
+        typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
+    _emit(report, catalog, output_format, output, color, quiet)
+    threshold = Severity(config.fail_on).rank
+    failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
+    raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _run_program(script, module, argv, own, config, catalog, scan_root, backend, show_refuted, verbose):
+    """Static pass over the program's own files, then the program under the capture; merged."""
+    from breakscan.dynamic.runner import run_program
+    from breakscan.scan import DynamicOutcome, build_report, merge_dynamic, static_pass
+
+    static = static_pass(own, config, catalog, root=scan_root, verbose=verbose)
+    result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
+                               project_root=scan_root, device=config.device, timeout=config.timeout,
+                               backend=backend)
+    outcome = DynamicOutcome()
+    merge_dynamic(outcome, result)
+    return build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted), code
 
 
 @app.command("rules")
