@@ -86,3 +86,25 @@ def test_child_death_reports_the_target_and_reruns_the_rest(tmp_path: Path) -> N
     assert d == ["GB0059"]  # ran in a third child, after the hang was killed
     assert results[0].device == results[3].device == "cpu"
     assert [r["index"] for r in seen if r["type"] == "done"] == [0, 3]
+
+
+@pytest.mark.dynamic
+@pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed (dynamic extra)")
+def test_device_auto_is_passed_to_examples(tmp_path: Path) -> None:
+    import torch  # only to know what `auto` must pick here
+
+    path = tmp_path / "dev.py"
+    path.write_text(textwrap.dedent("""
+        import torch
+
+        def f(x):
+            return x + 1
+
+        def breakscan_examples(device):
+            if str(device) != ("cuda" if torch.cuda.is_available() else "cpu"):
+                raise ValueError(f"got device {device!r}")
+            yield f, (torch.ones(2, device=device),)
+        """), encoding="utf-8")
+    [result] = run_dynamic_many([(path, None)], project_root=tmp_path, device="auto")
+    assert result.findings == [] and result.device == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert [e.calls for e in result.entries] == [1]
