@@ -34,11 +34,29 @@ def test_unknown_and_python_values_are_not_flagged(tmp_path):
 
         class M(nn.Module):
             def forward(self, x, count: int = 3, scale=1.0):
-                value = scale.item() + self.options.item()
+                value = scale.item()
+                if self.options.sum() > 0:
+                    value = value + 1
                 n = x.shape[0]
                 return x * n * count * value
     """)
     assert findings == []
+
+
+def test_item_on_a_value_of_unknown_type_is_flagged_and_flags_by_name_are_not(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+        from torch import nn
+
+        class M(nn.Module):
+            def forward(self, x, output_attentions, attention_mask=None, use_cache=None):
+                if output_attentions or use_cache:
+                    x = x + 1
+                if attention_mask.sum() > 0:
+                    x = x * 2
+                return x * self.scale_tensor().item()
+    """)
+    assert rule_lines(findings) == {("BRK101", 9), ("BRK102", 11)}
 
 
 def test_annotations_type_parameters_of_helpers(tmp_path):

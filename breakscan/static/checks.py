@@ -8,6 +8,7 @@ logger object), or `check` (a named structural check implemented here, in CHECKS
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -63,19 +64,52 @@ class RuleIndex:
                 if qualname == pattern or fnmatch.fnmatchcase(qualname, pattern)]
 
 
+# `.item()`, `.tolist()`... exist on tensors (and NumPy arrays, which Dynamo also traces as
+# tensors), not on Python containers: they match a receiver of unknown type too.
+DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_select", "argwhere",
+                              "requires_grad_"}
+_TENSOR_NAME = re.compile(r"(^|_)(x|y|h|mask|masks|states|ids|embeds|embeddings|tensor|tensors|inputs?|"
+                          r"hidden|logits|labels|bias|weights?|scores|values|keys|query|queries|features|"
+                          r"pixel_values|input_values|probs|target|targets|grad|out|output)$")
+_SCALAR_NAME = re.compile(r"^(is_|use_|output_|return_|has_|do_|num_|n_|max_|min_|enable_|training|"
+                          r"layer_idx|cache_position|past_key_value)")
+
+
+def _optional_param_kind(name: str) -> T:
+    """`forward(self, attention_mask=None)`: a tensor by name, a flag by name, else unknown."""
+    if _SCALAR_NAME.match(name):
+        return T.SCALAR
+    return T.TENSOR if _TENSOR_NAME.search(name) else T.UNKNOWN
+
+
 def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
     kind = annotation_kind(param.annotation.annotation if param.annotation else None)
     if kind is not None:
         return kind
+    if _SCALAR_NAME.match(param.name.value):
+        return T.SCALAR
     default = param.default
     if default is not None:
         if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)) or (
             isinstance(default, cst.Name) and default.value in ("True", "False")):
             return T.SCALAR
         if isinstance(default, cst.Name) and default.value == "None":
-            return T.TENSOR if is_forward_or_root else T.UNKNOWN
+            return _optional_param_kind(param.name.value) if is_forward_or_root else T.UNKNOWN
         return T.UNKNOWN
     return T.TENSOR if is_forward_or_root else T.UNKNOWN
+
+
+_METADATA_ATTRS = {"dtype", "device", "is_cuda", "training", "requires_grad", "is_meta", "is_cpu"}
+
+
+def _is_metadata_condition(expr: cst.BaseExpression) -> bool:
+    """A test on dtype/device/training...: what follows it in `and`/`or` may never run."""
+    for node in (expr.left, *(c.comparator for c in expr.comparisons)) if isinstance(expr, cst.Comparison) else (expr,):
+        if isinstance(node, cst.Attribute) and node.attr.value in _METADATA_ATTRS:
+            return True
+    if isinstance(expr, cst.BooleanOperation):
+        return _is_metadata_condition(expr.left) or _is_metadata_condition(expr.right)
+    return False
 
 
 class RegionVisitor:
@@ -93,6 +127,7 @@ class RegionVisitor:
         self.region: Region | None = None
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
         self._test_nodes: set[int] = set()
+        self._conditional: set[int] = set()  # operands behind a dtype/device/training test
         self._root: Region | None = None  # the region function `check_function` walks
         self._stores: set[int] = set()  # subscripts that are assignment targets
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
@@ -236,6 +271,8 @@ class RegionVisitor:
         return False  # Dynamo 2.13 traces asserts on tensors without a break
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if id(node) in self._conditional:
+            return
         if self.region is not None and isinstance(node.operator, cst.Not):
             self._check_test(node.expression)
 
@@ -248,7 +285,10 @@ class RegionVisitor:
         if isinstance(test, cst.BooleanOperation):
             self._test_nodes.add(id(test))
             self._check_test(test.left)
-            self._check_test(test.right)
+            if _is_metadata_condition(test.left):  # the right side runs only for some configs
+                self._conditional.add(id(test.right))
+            else:
+                self._check_test(test.right)
             return
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return  # visit_UnaryOperation checks the operand
@@ -277,7 +317,8 @@ class RegionVisitor:
         func = node.func
         if isinstance(func, cst.Attribute):
             meth = func.attr.value
-            if meth in self.rules.tensor_methods and self.env.is_tensor(func.value):
+            if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
+                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) is T.UNKNOWN)):
                 for rule in self.rules.tensor_methods[meth]:
                     self._emit(rule, node)
                 return

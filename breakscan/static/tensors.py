@@ -332,4 +332,6 @@ class TypeEnv:
             return T.SHAPE
         if base is T.MODULE:
             return T.MODULE
+        if len(node.slice) >= 2 and any(isinstance(e.slice, cst.Slice) for e in node.slice):
+            return T.TENSOR  # x[:, 0, :]: multi-dimensional slicing is tensor (or NumPy) indexing
         return T.UNKNOWN
