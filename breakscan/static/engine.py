@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import ast
+import sys
+import threading
 import traceback
-from collections.abc import Iterable
+import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -40,46 +44,125 @@ class _Parsed:
 
 
 def parse_file(path: Path) -> _Parsed | Finding:
-    """Parse one file with libcst; a file it cannot read or parse becomes an error Finding."""
+    """Parse one file with libcst; a file it cannot read or parse becomes an error Finding.
+
+    Never raises. CPython's own parser checks the file first: it rejects, with a clean
+    SyntaxError, MemoryError or RecursionError, the pathological nesting on which libcst's
+    native parser overflows the C stack and kills the process; libcst then runs in a thread
+    with a large stack (`run_deep`). BRK901 for unreadable or unparsable files, BRK900 when
+    libcst itself fails on a file CPython accepts in an unexpected way.
+    """
     try:
+        if path.is_dir():
+            return _error(path, 1, 1, "cannot read file: it is a directory")
+        if path.exists() and not path.is_file():
+            return _error(path, 1, 1, "cannot read file: not a regular file")
         data = path.read_bytes()
     except OSError as exc:
         return _error(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    rejected = _cpython_rejects(path, data)
+    if rejected is not None:
+        return rejected
     try:
-        module = cst.parse_module(data)
+        module = run_deep(cst.parse_module, data)
     except cst.ParserSyntaxError as exc:
         return _syntax_error(path, data, exc)
     except (UnicodeDecodeError, LookupError, SyntaxError, ValueError) as exc:
-        return _error(path, 1, 1, f"cannot decode or parse: {exc}".splitlines()[0])
-    except RecursionError:
+        return _error(path, 1, 1, _one_line(f"cannot decode or parse: {exc}"))
+    except (RecursionError, MemoryError):
         return _error(path, 1, 1, "cannot parse: expressions nested too deeply")
+    except Exception as exc:  # libcst's own bug on a file CPython accepts
+        return _error(path, 1, 1, _one_line(f"internal error while parsing: {type(exc).__name__}: {exc}"),
+                      INTERNAL_ERROR_RULE)
     return _Parsed(path, _decode(data, module.encoding), module)
 
 
+def _cpython_rejects(path: Path, data: bytes) -> Finding | None:
+    """A BRK901 finding when CPython cannot parse `data` (its location and wording), else None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, str(path), "exec", ast.PyCF_ONLY_AST, dont_inherit=True)
+    except SyntaxError as err:  # IndentationError, TabError, bad coding cookie, undecodable bytes
+        line, column = err.lineno or 1, err.offset or 1
+        return _error(path, line if isinstance(line, int) else 1, column if isinstance(column, int) else 1,
+                      _one_line(f"cannot parse: {err.msg}"))
+    except (RecursionError, MemoryError):
+        return _error(path, 1, 1, "cannot parse: expressions nested too deeply")
+    except (ValueError, OverflowError) as exc:  # NUL bytes (3.11), undecodable source
+        return _error(path, 1, 1, _one_line(f"cannot decode or parse: {exc}"))
+    return None
+
+
+def _one_line(text: str) -> str:
+    """The first line of `text`, at most 300 characters (findings carry one-line reasons)."""
+    lines = text.strip().splitlines()
+    first = lines[0] if lines else text
+    return first if len(first) <= 300 else first[:297] + "..."
+
+
+DEEP_STACK_BYTES = 512 * 1024 * 1024  # virtual; pages are only committed as the stack grows
+DEEP_RECURSION_LIMIT = 40_000
+_DEEP_LOCK = threading.Lock()
+
+
+def run_deep(fn: Callable, *args):
+    """`fn(*args)` in a thread with a large stack and a raised recursion limit.
+
+    libcst's native parser and the recursive walkers go one stack frame per nesting level;
+    legal code nested a few thousand deep must neither overflow the C stack (a segfault no
+    `except` can catch) nor stop at Python's default limit of 1000. Returns `fn`'s result or
+    raises its exception. Calls are serialised (the recursion limit is process-wide).
+    """
+    box: dict = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    with _DEEP_LOCK:
+        old_stack = threading.stack_size()
+        try:
+            threading.stack_size(DEEP_STACK_BYTES)
+        except (ValueError, RuntimeError):  # platform refuses: run here, as before
+            return fn(*args)
+        old_limit = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old_limit, DEEP_RECURSION_LIMIT))
+        try:
+            thread = threading.Thread(target=target, name="breakscan-deep", daemon=True)
+            thread.start()
+            threading.stack_size(old_stack)
+            thread.join()
+        finally:
+            threading.stack_size(old_stack)
+            sys.setrecursionlimit(old_limit)
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
 def _decode(data: bytes, encoding: str) -> str:
-    """The file's text as Python reads it (coding cookie or UTF-8, BOM dropped)."""
+    """The file's text as Python reads it (coding cookie or UTF-8, BOM dropped). Never raises."""
     try:
         encoding = tokenize.detect_encoding(io.BytesIO(data).readline)[0]
     except SyntaxError:
         pass
-    return data.decode(encoding, errors="replace").removeprefix("\ufeff")
+    try:
+        text = data.decode(encoding, errors="replace")
+    except LookupError:
+        text = data.decode("utf-8", errors="replace")
+    return text.removeprefix("\ufeff")
 
 
 def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
     """Prefer CPython's own location and wording; libcst's when CPython accepts the file."""
-    import ast
-    import warnings
-
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            ast.parse(data)
-    except SyntaxError as err:
-        return _error(path, err.lineno or 1, err.offset or 1, f"cannot parse: {err.msg}")
-    except (ValueError, RecursionError, MemoryError):
-        pass
+    rejected = _cpython_rejects(path, data)
+    if rejected is not None:
+        return rejected
     return _error(path, exc.raw_line, exc.raw_column + 1,
-                  f"cannot parse: {exc.message}".splitlines()[0])
+                  _one_line(f"cannot parse (libcst): {exc.message}"))
 
 
 def _error(path: Path, line: int, column: int, message: str, rule_id: str = PARSE_ERROR_RULE) -> Finding:
