@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import re
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -123,6 +124,7 @@ class RegionVisitor:
         self.rules = rules
         self.param_hints = param_hints or {}
         self.hits: list[Hit] = []
+        self.errors: list[CheckError] = []  # visit_/leave_ methods that raised (see on_error)
         self.env: TypeEnv | None = None
         self.region: Region | None = None
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
@@ -475,6 +477,14 @@ class RegionVisitor:
                     and any(self.env.is_tensor(e.value) for e in node.right.elements)))):
             self._emit_check("tensor-percent-format", node)
 
+    # internal errors -----------------------------------------------------------------------
+    def on_error(self, method: str, node: cst.CSTNode, exc: Exception) -> None:
+        """walk() calls this when a visit_/leave_ method raises: record it, the walk goes on.
+
+        engine.py turns each record into a BRK900 finding naming the method and its rules.
+        """
+        self.errors.append(CheckError(method, node, self._root, exc, traceback.format_exc()))
+
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
         for rule in self.rules.checks.get(check, ()):
@@ -492,3 +502,39 @@ IMPLEMENTED_CHECKS = {
     "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
     "module-counter", "string-argument",
 }
+
+
+@dataclass(frozen=True)
+class CheckError:
+    """A visit_/leave_ method of RegionVisitor that raised on a node (breakscan's own bug)."""
+
+    method: str
+    node: cst.CSTNode
+    root: object  # what check_function was walking (its region function)
+    exc: Exception
+    traceback: str
+
+
+# Which structural checks each visit_ method runs (the rules an exception there could lose);
+# methods not listed here only track scopes and types, which every rule of the function uses.
+_BRANCH = ("tensor-branch", "training-branch", "string-argument")
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {
+    "visit_If": _BRANCH, "visit_While": _BRANCH, "visit_IfExp": _BRANCH,
+    "visit_UnaryOperation": _BRANCH, "visit_BooleanOperation": _BRANCH,
+    "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
+                   "requires-grad-set", "disabled-call", "hook-in-forward"),
+    "visit_AssignTarget": ("requires-grad-set",), "visit_AugAssign": ("module-counter", "requires-grad-set"),
+    "visit_Assign": ("module-counter",), "visit_WithItem": ("unsupported-context-manager",),
+    "visit_Name": ("global-mutable-read",), "visit_Comparison": ("scalar-argument",),
+    "visit_Subscript": ("mask-index",), "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format"),
+}
+
+
+def rules_at_risk(method: str, rules: RuleIndex) -> list[str]:
+    """Ids of the rules a failure in `method` may have missed (empty: scope/type tracking)."""
+    ids = {rule.id for check in METHOD_CHECKS.get(method, ()) for rule in rules.checks.get(check, ())}
+    if method == "visit_Call":  # also the `calls`, `tensor_methods` and `logger_methods` rules
+        ids |= {rule.id for _, rule in rules.calls}
+        ids |= {rule.id for group in (*rules.tensor_methods.values(), *rules.logger_methods.values())
+                for rule in group}
+    return sorted(ids)

@@ -204,7 +204,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         if info is None:
             continue
         try:
-            result.findings.extend(_check_module(item, info, index, regions, rule_index))
+            result.findings.extend(_check_module(item, info, index, regions, rule_index, verbose))
         except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
             detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
             result.findings.append(_error(item.path, 1, 1, f"internal error while checking: {detail}",
@@ -214,15 +214,16 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
 
 
 def _check_module(item: _Parsed, info: ModuleInfo, index: ProjectIndex, regions: dict,
-                  rule_index: RuleIndex) -> list[Finding]:
+                  rule_index: RuleIndex, verbose: bool = False) -> list[Finding]:
     own = [r for r in regions.values() if r.module is info]
     if not own:
         return []
     visitor = RegionVisitor(info, index, regions, rule_index)
     for region in own:
         visitor.check_function(region)
+    errors = _check_errors(item, visitor.errors, lambda e: e.root.node, rule_index, verbose)
     if not visitor.hits:
-        return []
+        return errors
     spans = Locator(item.module, item.source).spans([(h.node, h.region.node) for h in visitor.hits])
     lines = item.source.splitlines()
     findings: list[Finding] = []
@@ -241,4 +242,35 @@ def _check_module(item: _Parsed, info: ModuleInfo, index: ProjectIndex, regions:
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
             chain=hit.region.chain, code=short,
         ))
+    return errors + findings
+
+
+def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: RuleIndex,
+                  verbose: bool) -> list[Finding]:
+    """BRK900 findings for RegionVisitor methods that raised: one per method and file, at the
+    first node that failed, naming the method and the rules it may have missed. Never raises."""
+    from breakscan.static.checks import rules_at_risk
+
+    first: dict[str, tuple] = {}
+    counts: dict[str, int] = {}
+    for err in errors:
+        first.setdefault(err.method, err)
+        counts[err.method] = counts.get(err.method, 0) + 1
+    try:
+        spans = Locator(item.module, item.source).spans([(e.node, function_of(e)) for e in first.values()])
+        lines = [(span.line, span.column) for span in spans]
+    except Exception:  # positions are a nicety here; the finding is not
+        lines = [(1, 1)] * len(first)
+    findings = []
+    for (method, err), (line, column) in zip(first.items(), lines):
+        ids = rules_at_risk(method, rules)
+        risk = (f"{', '.join(ids)} may be missed there" if ids
+                else "type inference failed there; rules in that function may be missed")
+        more = f" (and {counts[method] - 1} more node(s))" if counts[method] > 1 else ""
+        reason = _one_line(f"{type(err.exc).__name__}: {err.exc}")
+        message = (f"internal error in rule check RegionVisitor.{method}{more}: {reason}; {risk}; "
+                   f"the other checks still ran on this file")
+        if verbose:
+            message += "\n" + err.traceback.rstrip()
+        findings.append(_error(item.path, line, column, message, INTERNAL_ERROR_RULE))
     return findings

@@ -98,13 +98,35 @@ def walk(node: cst.CSTNode, visitor: object) -> None:
     """Visit `node` and its descendants with `visitor`'s `visit_X`/`leave_X` methods.
 
     Raises RecursionError on pathologically deep trees (callers report it as a finding).
+    When a `visit_X`/`leave_X` raises and the visitor has an `on_error(method_name, node, exc)`
+    method, that is called instead and the walk goes on (a node whose `visit_X` raised is
+    skipped with its children and its `leave_X`): one failing check does not stop the others.
+    Without `on_error` the exception propagates.
     """
     visit, leave = _methods(visitor, type(node))
-    if visit is None or visit(visitor, node) is not False:
+    if visit is not None:
+        try:
+            descend = visit(visitor, node) is not False
+        except Exception as exc:
+            _failed(visitor, "visit_", node, exc)
+            return
+    else:
+        descend = True
+    if descend:
         for child in children(node):
             walk(child, visitor)
     if leave is not None:
-        leave(visitor, node)
+        try:
+            leave(visitor, node)
+        except Exception as exc:
+            _failed(visitor, "leave_", node, exc)
+
+
+def _failed(visitor: object, prefix: str, node: cst.CSTNode, exc: Exception) -> None:
+    handler = getattr(visitor, "on_error", None)
+    if handler is None:
+        raise exc
+    handler(prefix + type(node).__name__, node, exc)
 
 
 def iter_nodes(node: cst.CSTNode, kind: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
