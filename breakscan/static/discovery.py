@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -63,8 +64,18 @@ def _excluded(path: Path, root: Path, specs: tuple, is_dir: bool) -> bool:
 
 
 def _walk(top: Path, root: Path, user_spec, git_spec, seen: set[Path]) -> Iterator[Path]:
+    """Python files under `top`. A directory that cannot be listed is yielded itself, so that the
+    static pass reports it (BRK901 "cannot read directory") instead of silently skipping its files;
+    FIFOs, sockets and devices named `*.py` are skipped (reading one could block forever)."""
     visited: set[str] = set()
-    for dirpath, dirnames, filenames in os.walk(top, followlinks=True):
+    unreadable: list[Path] = []
+    for dirpath, dirnames, filenames in os.walk(top, followlinks=True,
+                                                onerror=lambda err: unreadable.append(Path(err.filename))):
+        while unreadable:
+            broken = unreadable.pop()
+            if broken not in seen:
+                seen.add(broken)
+                yield broken
         real = os.path.realpath(dirpath)
         if real in visited:  # a symlink loop
             dirnames[:] = []
@@ -80,7 +91,20 @@ def _walk(top: Path, root: Path, user_spec, git_spec, seen: set[Path]) -> Iterat
             if not (name.endswith(".py") or name.endswith(".pyi")):
                 continue
             path = here / name
-            if path in seen or _excluded(path, root, (user_spec, git_spec), False):
+            if path in seen or _excluded(path, root, (user_spec, git_spec), False) or _special(path):
                 continue
             seen.add(path)
             yield path
+    for broken in unreadable:  # the top itself, or the last directories walked
+        if broken not in seen:
+            seen.add(broken)
+            yield broken
+
+
+def _special(path: Path) -> bool:
+    """A FIFO, socket or device (not a regular file, a directory or a dangling link)."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return False  # dangling symlink or unreadable: the static pass reports it
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))

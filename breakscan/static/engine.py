@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import ast
+import stat
 import sys
 import threading
+import os
 import traceback
 import warnings
 from collections.abc import Callable, Iterable
@@ -52,14 +54,9 @@ def parse_file(path: Path) -> _Parsed | Finding:
     with a large stack (`run_deep`). BRK901 for unreadable or unparsable files, BRK900 when
     libcst itself fails on a file CPython accepts in an unexpected way.
     """
-    try:
-        if path.is_dir():
-            return _error(path, 1, 1, "cannot read file: it is a directory")
-        if path.exists() and not path.is_file():
-            return _error(path, 1, 1, "cannot read file: not a regular file")
-        data = path.read_bytes()
-    except OSError as exc:
-        return _error(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    data = read_source(path)
+    if isinstance(data, Finding):
+        return data
     rejected = _cpython_rejects(path, data)
     if rejected is not None:
         return rejected
@@ -75,6 +72,29 @@ def parse_file(path: Path) -> _Parsed | Finding:
         return _error(path, 1, 1, _one_line(f"internal error while parsing: {type(exc).__name__}: {exc}"),
                       INTERNAL_ERROR_RULE)
     return _Parsed(path, _decode(data, module.encoding), module)
+
+
+def read_source(path: Path) -> bytes | Finding:
+    """The bytes of `path`, or a BRK901 finding saying in one line why it cannot be read.
+
+    Directories (a package named `x.py`, or one discovery could not list) and special files
+    (a FIFO would block the read forever) are refused before any read.
+    """
+    try:
+        st = path.stat()
+        if stat.S_ISDIR(st.st_mode):
+            try:
+                os.listdir(path)
+            except OSError as exc:
+                return _error(path, 1, 1, f"cannot read directory: {exc.strerror or exc}")
+            return _error(path, 1, 1, "cannot read file: it is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            return _error(path, 1, 1, "cannot read file: not a regular file")
+        return path.read_bytes()
+    except OSError as exc:
+        return _error(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
+    except MemoryError:
+        return _error(path, 1, 1, "cannot read file: too large to hold in memory")
 
 
 def _cpython_rejects(path: Path, data: bytes) -> Finding | None:
