@@ -116,6 +116,8 @@ def check(
     baseline: Optional[Path] = typer.Option(None, "--baseline", help="Hide findings recorded in this baseline file."),
     write_baseline: Optional[Path] = typer.Option(None, "--write-baseline",
                                                   help="Record every current finding in FILE and exit 0."),
+    jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Static-pass processes (default: CPU count)."),
+    no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
 ) -> None:
     """Scan PATHS: static pass, plus the dynamic pass for files defining breakscan_examples()."""
     from breakscan.catalog import CatalogError, load_catalog
@@ -131,6 +133,10 @@ def check(
         config = load_config(config_file if config_file else find_pyproject(Path.cwd()))
         _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, timeout, backend,
                      torch_version, regions)
+        if jobs is not None:
+            config.jobs = jobs
+        if no_cache:
+            config.cache = False
         config.validate(catalog)
     except (ConfigError, CatalogError) as exc:
         raise fail(str(exc))
@@ -142,7 +148,8 @@ def check(
     try:
         with dynamic_progress(output_format is Format.text and not quiet) as progress:
             report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
-                              verbose=verbose, progress=progress)
+                              verbose=verbose, progress=progress,
+                              static_progress=static_progress(output_format is Format.text and not quiet))
     except MissingPathError as exc:
         raise fail(f"path does not exist: {exc}")
     except Exception as exc:  # breakscan's own bug: exit 2, never a silent pass
@@ -165,6 +172,41 @@ def check(
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+STATIC_PROGRESS_MIN_FILES = 300
+
+
+def static_progress(enabled: bool):
+    """A factory for `run_scan(static_progress=...)`: a transient rich bar on stderr while the
+    static pass checks files, only for more than STATIC_PROGRESS_MIN_FILES files on a terminal."""
+    if not (enabled and sys.stdout.isatty() and sys.stderr.isatty()):
+        return None
+
+    def factory(n_files: int):
+        if n_files <= STATIC_PROGRESS_MIN_FILES:
+            return None
+        from rich.console import Console
+        from rich.progress import Progress
+
+        return _StaticBar(Progress(console=Console(stderr=True), transient=True))
+
+    return factory
+
+
+class _StaticBar:
+    """Counts files checked; `close()` removes the bar (scan.static_pass calls it)."""
+
+    def __init__(self, bar) -> None:
+        self.bar = bar
+        bar.start()
+        self.task = bar.add_task("static pass: files checked", total=None)
+
+    def __call__(self, n: int) -> None:
+        self.bar.advance(self.task, n)
+
+    def close(self) -> None:
+        self.bar.stop()
 
 
 @contextmanager

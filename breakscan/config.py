@@ -37,6 +37,8 @@ class Config:
     timeout: float = 300.0
     device: str = "auto"
     backend: str = "eager"
+    jobs: int = 0  # static-pass worker processes; 0: one per CPU
+    cache: bool = True
 
     _CHOICES = {
         "regions": ("modules", "explicit"),
@@ -58,6 +60,8 @@ class Config:
             check_rule_selector(selector, catalog)
         if self.torch_version is not None:
             parse_version(self.torch_version)
+        if self.jobs < 0:
+            raise ConfigError("jobs must be 0 (one per CPU) or a positive number")
         if self.timeout <= 0:
             raise ConfigError("timeout must be a positive number of seconds")
 

@@ -124,14 +124,27 @@ class StaticPass:
 
 
 def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
-                verbose: bool = False) -> StaticPass:
-    """Discover the Python files under `paths` and run the static pass over them."""
+                verbose: bool = False, progress=None) -> StaticPass:
+    """Discover the Python files under `paths` and run the static pass over them.
+
+    `progress(n_files)` may return a callback called as files finish (for a progress bar).
+    """
     version_text = config.torch_version or installed_torch_version()
     torch_version = parse_version(version_text) if version_text else None
     files = list(iter_python_files(paths, root=root, exclude=config.exclude,
                                    respect_gitignore=config.respect_gitignore))
     rules = active_rules(catalog, config, torch_version)
-    static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose)
+    from breakscan.static.cache import Cache
+    from breakscan.static.engine import default_jobs
+
+    on_file = progress(len(files)) if progress else None
+    try:
+        static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
+                            jobs=config.jobs or default_jobs(), cache=Cache(root) if config.cache else None,
+                            progress=on_file)
+    finally:
+        if hasattr(on_file, "close"):
+            on_file.close()
     return StaticPass(files=files, findings=static.findings, files_scanned=len(static.files),
                       torch_version=version_text)
 
@@ -148,15 +161,17 @@ def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *,
 
 
 def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
-             show_refuted: bool = False, verbose: bool = False, warn=None, progress=None) -> Report:
+             show_refuted: bool = False, verbose: bool = False, warn=None, progress=None,
+             static_progress=None) -> Report:
     """Scan `paths` and return the merged Report.
 
     Raises breakscan.static.discovery.MissingPathError for a path that does not exist.
     `warn` is called with one-line notes for the user (e.g. dynamic pass skipped);
-    `progress(n_targets)` may return a callback for the dynamic pass's progress records.
+    `progress(n_targets)` may return a callback for the dynamic pass's progress records;
+    `static_progress(n_files)` one called with the number of files finished.
     """
     warn = warn or (lambda msg: print(f"breakscan: {msg}", file=sys.stderr))
-    static = static_pass(paths, config, catalog, root=root, verbose=verbose)
+    static = static_pass(paths, config, catalog, root=root, verbose=verbose, progress=static_progress)
     outcome = DynamicOutcome()
     if config.dynamic:
         targets = dynamic_targets(static.files, config)

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 import libcst as cst
 
 from breakscan.catalog import Rule
-from breakscan.static.index import ModuleInfo, ProjectIndex, dotted_name
-from breakscan.static.regions import Region, compiling_guard
+from breakscan.static.index import ModuleInfo, ProjectIndex
+from breakscan.static.regions import Region
+from breakscan.static.syntax import compiling_guard, dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind
 from breakscan.static.walk import walk
 
@@ -38,6 +39,7 @@ class Hit:
     rule: Rule
     node: cst.CSTNode
     region: Region  # the region function being walked (the node lies inside it)
+    function: cst.FunctionDef  # that function's libcst node
 
 
 class RuleIndex:
@@ -118,6 +120,7 @@ class RegionVisitor:
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
                  rules: RuleIndex, param_hints: dict[int, dict[str, T]] | None = None) -> None:
+        """`regions` maps `id()` of this module's libcst FunctionDefs to their Region."""
         self.info = info
         self.index = index
         self.regions = regions
@@ -130,16 +133,16 @@ class RegionVisitor:
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
         self._test_nodes: set[int] = set()
         self._conditional: set[int] = set()  # operands behind a dtype/device/training test
-        self._root: Region | None = None  # the region function `check_function` walks
+        self._root: tuple[Region, cst.FunctionDef] | None = None  # what `check_function` walks
         self._stores: set[int] = set()  # subscripts that are assignment targets
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
         self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
         self._str_params: list[set[str]] = []  # str parameters of compiled roots
 
-    def check_function(self, region: Region) -> None:
+    def check_function(self, region: Region, node: cst.FunctionDef) -> None:
         """Walk one region function (nested functions included)."""
-        self._root = region
-        walk(region.node, self)
+        self._root = (region, node)
+        walk(node, self)
         self._root = None
 
     # scopes ------------------------------------------------------------------------------
@@ -347,6 +350,8 @@ class RegionVisitor:
             self._emit_check("tensor-range", node)
         elif qual == "next" and args and self._is_passed_in(args[0]):
             self._emit_check("next-on-argument", node)
+        elif qual == "torch.where" and len(args) == 1 and not any(a.keyword for a in node.args):
+            self._emit_check("where-one-arg", node)
         elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
                 and args[1].evaluated_value == "requires_grad":
             self._emit_check("requires-grad-set", node)
@@ -364,11 +369,7 @@ class RegionVisitor:
         last = name.rsplit(".", 1)[-1]
         if last in LOGGER_NAMES:
             return name != "logging" or self.info.qualify("logging") == "logging"
-        value = self.info.module_vars.get(name)
-        if isinstance(value, cst.Call):
-            callee = dotted_name(value.func) or ""
-            return callee.endswith(("getLogger", "get_logger"))
-        return False
+        return self.info.module_vars.get(name, "").endswith(("getLogger", "get_logger"))
 
     def _calls_disabled(self, func: cst.BaseExpression, qual: str) -> bool:
         if self.index.is_disabled(qual):
@@ -424,8 +425,7 @@ class RegionVisitor:
         name = dotted_name(expr)
         if name is None:
             return
-        value = self.info.module_vars.get(name)
-        if isinstance(value, cst.Call) and self.info.qualify(dotted_name(value.func) or "") in LOCK_FACTORIES:
+        if self.info.module_vars.get(name, "") in LOCK_FACTORIES:
             self._emit_check("unsupported-context-manager", node)
         elif isinstance(expr, cst.Name) and self._params and expr.value in self._params[-1] \
                 and self.env is not None and self.env.lookup(expr.value) not in TENSORISH:
@@ -436,7 +436,16 @@ class RegionVisitor:
                 and self.env is not None and node.value not in self.env.names):
             self._emit_check("global-mutable-read", node)
 
+    def _data_ptr_operands(self, operands: list[cst.BaseExpression]) -> None:
+        for operand in operands:
+            if (isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute)
+                    and operand.func.attr.value == "data_ptr" and self.env is not None
+                    and self.env.kind(operand.func.value) in (*TENSORISH, T.UNKNOWN)):
+                self._emit_check("data-ptr-use", operand)
+
     def visit_Comparison(self, node: cst.Comparison) -> None:
+        if self.region is not None:
+            self._data_ptr_operands([node.left, *(c.comparator for c in node.comparisons)])
         if self.region is not None and self._scalar_params and self._scalar_params[-1]:
             operands = [node.left] + [c.comparator for c in node.comparisons]
             if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
@@ -465,6 +474,8 @@ class RegionVisitor:
                 return
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self.region is not None:
+            self._data_ptr_operands([node.left, node.right])
         if self.region is not None and self.env is not None and self._scalar_params and self._scalar_params[-1]:
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(a, cst.Name) and a.value in self._scalar_params[-1] and self.env.is_tensor(b):
@@ -492,7 +503,8 @@ class RegionVisitor:
 
     def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
         assert self.region is not None
-        self.hits.append(Hit(rule, node, self._root or self.region))
+        assert self._root is not None
+        self.hits.append(Hit(rule, node, self._root[0], self._root[1]))
 
 
 CheckFn = Callable[[RegionVisitor, cst.CSTNode], None]
@@ -500,7 +512,7 @@ IMPLEMENTED_CHECKS = {
     "tensor-branch", "scalar-conversion", "mask-index", "tensor-str", "tensor-percent-format",
     "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",
     "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
-    "module-counter", "string-argument",
+    "module-counter", "string-argument", "where-one-arg", "data-ptr-use",
 }
 
 

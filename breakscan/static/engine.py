@@ -1,32 +1,43 @@
-"""Run the static pass over files: parse, index the project, infer regions, match rules."""
+"""Run the static pass over files in two phases, in parallel and cached.
+
+Phase A indexes every file with CPython's `ast` (cheap) into picklable summaries; regions are
+computed over the whole project index; phase B parses with libcst, and checks, only the files
+that hold compile-region code. Both phases run in a process pool (`jobs`) and their results are
+cached by content hash (breakscan.static.cache).
+"""
 
 from __future__ import annotations
 
 import ast
+import hashlib
+import io
+import multiprocessing
+import os
 import stat
 import sys
 import threading
-import os
+import tokenize
 import traceback
 import warnings
 from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-import io
-import tokenize
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.positions import Locator
-from breakscan.static.regions import RegionFinder
+from breakscan.static.regions import Region, RegionFinder
 from breakscan.static.suppress import is_suppressed
+from breakscan.static.syntax import indexed_functions
 
 PARSE_ERROR_RULE = "BRK901"
 INTERNAL_ERROR_RULE = "BRK900"
+PARALLEL_MIN_FILES = 64  # below this a process pool costs more than it saves
 
 
 @dataclass
@@ -36,6 +47,7 @@ class StaticResult:
     findings: list[Finding] = field(default_factory=list)
     files: list[Path] = field(default_factory=list)
     regions: int = 0  # functions found inside compile regions
+    cache_hits: int = 0  # files whose checks came from the cache
 
 
 @dataclass
@@ -43,6 +55,16 @@ class _Parsed:
     path: Path
     source: str
     module: cst.Module
+
+
+@dataclass
+class FileIndex:
+    """Phase A's result for one file: its content digest and index entry, or an error."""
+
+    path: Path
+    digest: str
+    info: ModuleInfo | None = None
+    error: Finding | None = None
 
 
 def parse_file(path: Path) -> _Parsed | Finding:
@@ -191,60 +213,71 @@ def _error(path: Path, line: int, column: int, message: str, rule_id: str = PARS
                    status=Status.PREDICTED)
 
 
-def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
-               verbose: bool = False) -> StaticResult:
-    """Scan `files` (absolute paths) with `rules` (already filtered by version and selection).
-
-    Returns findings with status `predicted`; unparsable files give BRK901 error findings and
-    never stop the scan. An internal error while checking one file gives a BRK900 finding.
-    """
-    result = StaticResult()
-    parsed: list[_Parsed] = []
-    index = ProjectIndex()
-    infos: dict[Path, ModuleInfo] = {}
-    for path in files:
-        result.files.append(path)
-        item = parse_file(path)
-        if isinstance(item, Finding):
-            result.findings.append(item)
-            continue
-        parsed.append(item)
-        try:
-            info = build_module_info(path, item.module, item.source)
-        except RecursionError:
-            result.findings.append(_error(path, 1, 1, "cannot index: expressions nested too deeply"))
-            continue
-        infos[path] = info
-        index.add(info)
-    regions = RegionFinder(index, regions_mode).compute()
-    result.regions = len(regions)
-    rule_index = RuleIndex(rules)
-    for item in parsed:
-        info = infos.get(item.path)
-        if info is None:
-            continue
-        try:
-            result.findings.extend(_check_module(item, info, index, regions, rule_index, verbose))
-        except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
-            detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
-            result.findings.append(_error(item.path, 1, 1, f"internal error while checking: {detail}",
-                                          INTERNAL_ERROR_RULE))
-    result.findings.sort(key=Finding.sort_key)
-    return result
+# phase A ---------------------------------------------------------------------------------------
+def file_digest(data: bytes) -> str:
+    """Content digest used as the cache key of a file (BLAKE2b, 20 bytes, hex)."""
+    return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
-def _check_module(item: _Parsed, info: ModuleInfo, index: ProjectIndex, regions: dict,
-                  rule_index: RuleIndex, verbose: bool = False) -> list[Finding]:
-    own = [r for r in regions.values() if r.module is info]
-    if not own:
+def index_file(path: Path) -> FileIndex:
+    """Read, hash and index one file with `ast`; unreadable/unparsable files get an error."""
+    data = read_source(path)
+    if isinstance(data, Finding):
+        return FileIndex(path, "", error=data)
+    digest = file_digest(data)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data, filename=str(path))
+        source = _decode(data, "utf-8")
+        return FileIndex(path, digest, info=run_deep(build_module_info, path, tree, source))
+    except SyntaxError as err:
+        message = f"cannot parse: {err.msg}".splitlines()[0]
+        return FileIndex(path, digest, error=_error(path, err.lineno or 1, err.offset or 1, message))
+    except (ValueError, UnicodeDecodeError, LookupError) as exc:
+        return FileIndex(path, digest, error=_error(path, 1, 1, f"cannot decode or parse: {exc}".splitlines()[0]))
+    except (RecursionError, MemoryError):
+        return FileIndex(path, digest, error=_error(path, 1, 1, "cannot parse: expressions nested too deeply"))
+    except Exception as exc:  # breakscan's own bug while indexing: this file only
+        return FileIndex(path, digest, error=_error(
+            path, 1, 1, _one_line(f"internal error while indexing: {type(exc).__name__}: {exc}"),
+            INTERNAL_ERROR_RULE))
+
+
+# phase B ---------------------------------------------------------------------------------------
+def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
+               verbose: bool = False) -> list[Finding]:
+    """Parse `path` with libcst and check its region functions. Never raises."""
+    item = parse_file(path)
+    if isinstance(item, Finding):
+        return [item]
+    try:
+        return run_deep(_check_module, item, regions, index, rules, verbose)
+    except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
+        detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
+        return [_error(path, 1, 1, f"internal error while checking: {detail}", INTERNAL_ERROR_RULE)]
+
+
+def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
+                  verbose: bool = False) -> list[Finding]:
+    functions = indexed_functions(item.module)
+    by_node: dict[int, Region] = {}
+    pairs: list[tuple[Region, cst.FunctionDef]] = []
+    for region in regions:
+        node = functions.get((region.function.qualname, region.function.occurrence))
+        if node is not None:
+            by_node[id(node)] = region
+            pairs.append((region, node))
+    if not pairs:
         return []
-    visitor = RegionVisitor(info, index, regions, rule_index)
-    for region in own:
-        visitor.check_function(region)
-    errors = _check_errors(item, visitor.errors, lambda e: e.root.node, rule_index, verbose)
+    info = regions[0].module
+    visitor = RegionVisitor(info, index, by_node, rules)
+    for region, node in pairs:
+        visitor.check_function(region, node)
+    errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
     if not visitor.hits:
         return errors
-    spans = Locator(item.module, item.source).spans([(h.node, h.region.node) for h in visitor.hits])
+    spans = Locator(item.module, item.source).spans([(h.node, h.function) for h in visitor.hits])
     lines = item.source.splitlines()
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
@@ -294,3 +327,120 @@ def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: Rul
             message += "\n" + err.traceback.rstrip()
         findings.append(_error(item.path, line, column, message, INTERNAL_ERROR_RULE))
     return findings
+
+
+
+
+# orchestration ---------------------------------------------------------------------------------
+_STATE: dict = {}  # phase B inputs, inherited by forked workers (or sent once to spawned ones)
+
+
+def _init_worker(state: dict) -> None:
+    _STATE.update(state)
+
+
+def _check_one(path: Path) -> tuple[Path, list[Finding]]:
+    return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
+                            _STATE["verbose"])
+
+
+def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    if context.get_start_method() == "fork":
+        _STATE.clear()
+        _STATE.update(state)
+        return ProcessPoolExecutor(jobs, mp_context=context)
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(state,))
+
+
+def default_jobs() -> int:
+    """One worker per CPU the process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
+         progress: Callable[[int], None] | None = None) -> list:
+    if jobs <= 1 or len(items) < PARALLEL_MIN_FILES:
+        if state is not None:
+            _STATE.clear()
+            _STATE.update(state)
+        out = []
+        for item in items:
+            out.append(fn(item))
+            if progress:
+                progress(1)
+        return out
+    chunk = max(1, min(64, len(items) // (jobs * 8)))
+    with _pool(jobs, state or {}) as pool:
+        out = []
+        for result in pool.map(fn, items, chunksize=chunk):
+            out.append(result)
+            if progress:
+                progress(1)
+        return out
+
+
+def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
+               verbose: bool = False, jobs: int = 1, cache=None,
+               progress: Callable[[int], None] | None = None) -> StaticResult:
+    """Scan `files` (absolute paths) with `rules` (already filtered by version and selection).
+
+    `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
+    `progress(n)` is called as files finish (phase B). Returns findings with status
+    `predicted`; unparsable files give BRK901 error findings and never stop the scan; an
+    internal error while checking one file gives a BRK900 finding for that file.
+    """
+    result = StaticResult(files=list(files))
+    indexed = _phase_a(result.files, jobs, cache)
+    index = ProjectIndex()
+    for entry in indexed:
+        if entry.error is not None:
+            result.findings.append(entry.error)
+        elif entry.info is not None:
+            index.add(entry.info)
+    regions = RegionFinder(index, regions_mode).compute()
+    result.regions = len(regions)
+    by_file: dict[str, list[Region]] = {}
+    for region in regions.values():
+        by_file.setdefault(str(region.module.path), []).append(region)
+    digests = {str(e.path): e.digest for e in indexed}
+    todo: list[Path] = []
+    keys: dict[str, str] = {}
+    for path_text, file_regions in by_file.items():
+        key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules) if cache else ""
+        hit = cache.get_findings(path_text, key) if cache else None
+        if hit is not None:
+            result.findings.extend(hit)
+            result.cache_hits += 1
+        else:
+            todo.append(Path(path_text))
+            keys[path_text] = key
+    state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
+    for path, findings in _map(_check_one, todo, jobs, state, progress):
+        result.findings.extend(findings)
+        if cache:
+            cache.put_findings(str(path), keys[str(path)], findings)
+    if cache:
+        cache.save()
+    result.findings.sort(key=Finding.sort_key)
+    return result
+
+
+def _phase_a(files: list[Path], jobs: int, cache) -> list[FileIndex]:
+    if cache is None:
+        return _map(index_file, files, jobs)
+    out: list[FileIndex | None] = []
+    missing: list[tuple[int, Path]] = []
+    for i, path in enumerate(files):
+        entry = cache.get_index(path)
+        out.append(entry)
+        if entry is None:
+            missing.append((i, path))
+    for (i, _), entry in zip(missing, _map(index_file, [p for _, p in missing], jobs)):
+        out[i] = entry
+        cache.put_index(entry)
+    return [e for e in out if e is not None]

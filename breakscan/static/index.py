@@ -1,29 +1,42 @@
-"""The project index: imports, functions, classes and compile targets of every scanned module.
+"""The project index: imports, functions, classes and calls of every scanned module.
 
-Built from the libcst trees of all scanned files first, so that compile regions can follow
-calls across functions, classes and files before any rule runs.
+Built with CPython's `ast` (a C parser, several times cheaper than libcst) into small picklable
+summaries, so that indexing runs in worker processes, caches by content hash, and compile
+regions can follow calls across files before libcst parses the few files that hold regions.
 """
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import libcst as cst
+COMPILING_PREDICATES = {
+    "torch.compiler.is_compiling", "torch._dynamo.is_compiling",
+    "torch.compiler.is_dynamo_compiling", "torch._dynamo.external_utils.is_compiling",
+    "torch._utils.is_compiling",
+}
+COMPILING_SUFFIXES = ("is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling")
+# Predicates that are False under Dynamo: code under them is not traced.
+NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export"}
+DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
+                      "torch._dynamo.decorators.disable"}
+COMPILE_CALLS = {"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"}
+TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.tensor",
+                    "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
+                    "torch.arange", "torch.full", "torch.eye")
+_COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(|\boptimize\s*\(")
 
-from breakscan.static.walk import iter_nodes, walk
 
-FunctionNode = cst.FunctionDef
-
-
-def dotted_name(node: cst.BaseExpression) -> str | None:
+def ast_dotted(node: ast.AST | None) -> str | None:
     """`a.b.c` for a Name/Attribute chain, else None."""
     parts: list[str] = []
-    while isinstance(node, cst.Attribute):
-        parts.append(node.attr.value)
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
         node = node.value
-    if isinstance(node, cst.Name):
-        parts.append(node.value)
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
         return ".".join(reversed(parts))
     return None
 
@@ -41,14 +54,33 @@ def module_name_for(path: Path) -> str:
 
 
 @dataclass
+class CallRef:
+    """A call inside a function: `kind` is name (a dotted name), self (`self.m()`), super."""
+
+    kind: str
+    name: str
+
+
+@dataclass
+class FunctionInfo:
+    """A function or method: decorators (qualified), calls (untraced branches pruned), position."""
+
+    name: str
+    qualname: str  # within the module: "f", "Class.method"
+    occurrence: int  # 0 unless the same qualname is defined again (if/else variants)
+    line: int
+    decorators: list[str] = field(default_factory=list)
+    calls: list[CallRef] = field(default_factory=list)
+
+
+@dataclass
 class ClassInfo:
     """A class: its bases (qualified), methods, and what `__init__` stores on `self`."""
 
     name: str
     qualname: str  # module-qualified, e.g. "pkg.mod.Block"
-    node: cst.ClassDef
     bases: list[str] = field(default_factory=list)
-    methods: dict[str, FunctionNode] = field(default_factory=dict)
+    methods: dict[str, FunctionInfo] = field(default_factory=dict)
     submodules: dict[str, list[str]] = field(default_factory=dict)  # attr -> qualified class names
     tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
     scalar_attrs: set[str] = field(default_factory=set)  # python values set in __init__
@@ -57,18 +89,19 @@ class ClassInfo:
 
 @dataclass
 class ModuleInfo:
-    """One scanned file's index entry."""
+    """One scanned file's index entry (picklable; no syntax tree)."""
 
     path: Path
     name: str
-    tree: cst.Module
-    source: str = ""
     imports: dict[str, str] = field(default_factory=dict)  # local name -> qualified name
-    functions: dict[str, FunctionNode] = field(default_factory=dict)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
     classes: dict[str, ClassInfo] = field(default_factory=dict)
-    module_vars: dict[str, cst.BaseExpression] = field(default_factory=dict)
+    module_vars: dict[str, str] = field(default_factory=dict)  # name -> callee of its value ("" if none)
     disabled: set[str] = field(default_factory=set)  # qualified names of disabled functions
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
+    var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
+    compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
+    example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -80,6 +113,30 @@ class ModuleInfo:
         else:
             base = head  # a builtin or unknown global
         return f"{base}.{rest}" if rest else base
+
+    def all_functions(self) -> list[tuple[ClassInfo | None, FunctionInfo]]:
+        """Module functions and class methods with their class."""
+        out: list[tuple[ClassInfo | None, FunctionInfo]] = [(None, f) for f in self.functions.values()]
+        for cls in self.classes.values():
+            out.extend((cls, m) for m in cls.methods.values())
+        return out
+
+
+def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
+    """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = compiling_guard(info, test.operand)
+        return None if inner is None else not inner
+    if isinstance(test, ast.Call) and not test.args:
+        name = ast_dotted(test.func)
+        if name is None:
+            return None
+        qual = info.qualify(name)
+        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES:
+            return True
+        if qual in NOT_COMPILING_PREDICATES:
+            return False
+    return None
 
 
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
@@ -93,198 +150,223 @@ def _resolve_relative(module: str, is_package: bool, level: int, target: str | N
     return ".".join(p for p in parts if p)
 
 
-def _collect_imports(info: ModuleInfo, stmt: cst.CSTNode) -> None:
-    if isinstance(stmt, cst.Import):
-        for alias in stmt.names:
-            full = dotted_name(alias.name) or ""
-            if alias.asname and isinstance(alias.asname.name, cst.Name):
-                info.imports[alias.asname.name.value] = full
+class _Indexer:
+    """One pass over a module's statements (and function bodies for calls)."""
+
+    def __init__(self, info: ModuleInfo, source: str) -> None:
+        self.info = info
+        self.source = source
+        self.seen: dict[str, int] = {}
+        self.literal_assigns: dict[str, int] = {}
+        self.globals_declared: set[str] = set()
+
+    def imports(self, stmt: ast.stmt) -> None:
+        info = self.info
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname:
+                    info.imports[alias.asname] = alias.name
+                else:
+                    head = alias.name.split(".")[0]
+                    info.imports[head] = head
+        elif isinstance(stmt, ast.ImportFrom):
+            mod = stmt.module
+            if stmt.level:
+                mod = _resolve_relative(info.name, info.path.name == "__init__.py", stmt.level, mod)
+            if not mod:
+                return
+            for alias in stmt.names:
+                if alias.name != "*":
+                    info.imports[alias.asname or alias.name] = f"{mod}.{alias.name}"
+
+    def statements(self, body: list[ast.stmt], cls: ClassInfo | None = None) -> None:
+        for stmt in body:
+            if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+                self.imports(stmt)
+            elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function(stmt, cls)
+            elif isinstance(stmt, ast.ClassDef) and cls is None:
+                self.klass(stmt)
+            elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and cls is None:
+                self.module_assign(stmt)
+            elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
+                for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
+                    self.statements(block, cls)
+                for handler in getattr(stmt, "handlers", []):
+                    self.statements(handler.body, cls)
+
+    def module_assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        value = stmt.value
+        callee = ""
+        if isinstance(value, ast.Call):
+            callee = self.info.qualify(ast_dotted(value.func) or "")
+        for target in targets:
+            if isinstance(target, ast.Name):
+                name = target.id
+                self.info.module_vars[name] = callee
+                if callee in DISABLE_DECORATORS:  # f = torch.compiler.disable(g)
+                    self.info.disabled.add(f"{self.info.name}.{name}")
+                if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
+                        or name in self.literal_assigns:
+                    self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
+
+    def decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
+        names = []
+        for dec in node.decorator_list:
+            name = ast_dotted(dec.func if isinstance(dec, ast.Call) else dec)
+            if name:
+                names.append(self.info.qualify(name))
+        return names
+
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
+        qualname = f"{cls.name}.{node.name}" if cls else node.name
+        occurrence = self.seen.get(qualname, 0)
+        self.seen[qualname] = occurrence + 1
+        line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node))
+        _CallCollector(self.info, fn, self).visit_body(node.body)
+        if DISABLE_DECORATORS & set(fn.decorators):
+            owner = cls.qualname if cls else self.info.name
+            self.info.disabled.add(f"{owner}.{node.name}")
+        if cls is not None:
+            cls.methods[node.name] = fn
+            if node.name == "__init__":
+                self.self_attrs(cls, node)
+        else:
+            self.info.functions[node.name] = fn
+            if node.name == "breakscan_examples":
+                self.example_targets(node)
+
+    def klass(self, node: ast.ClassDef) -> None:
+        cls = ClassInfo(node.name, f"{self.info.name}.{node.name}")
+        for base in node.bases:
+            name = ast_dotted(base)
+            if name:
+                cls.bases.append(self.info.qualify(name))
+        self.info.classes[node.name] = cls
+        self.statements(node.body, cls)
+
+    def self_attrs(self, cls: ClassInfo, init: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for node in ast.walk(init):
+            if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        self.record_attr(cls, t.attr, node.value)
+            elif isinstance(node, ast.Call):
+                name = ast_dotted(node.func) or ""
+                if name.endswith(("register_buffer", "register_parameter")) and node.args \
+                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                    cls.tensor_attrs.add(node.args[0].value)
+
+    def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST) -> None:
+        if isinstance(value, ast.Constant):
+            cls.scalar_attrs.add(attr)
+            if isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
+                cls.numeric_attrs.add(attr)
+            return
+        if isinstance(value, ast.Call):
+            head = self.info.qualify(ast_dotted(value.func) or "")
+            if head in TENSOR_FACTORIES or head.endswith(".Parameter"):
+                cls.tensor_attrs.add(attr)
+                return
+        called = [self.info.qualify(n) for n in
+                  (ast_dotted(c.func) for c in ast.walk(value) if isinstance(c, ast.Call)) if n]
+        if called:
+            cls.submodules[attr] = called
+
+    def example_targets(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        for sub in ast.walk(node):
+            value = sub.value if isinstance(sub, ast.Yield) else sub if isinstance(sub, ast.Tuple) else None
+            if isinstance(value, ast.Tuple) and 2 <= len(value.elts) <= 3:
+                first = value.elts[0]
+                name = ast_dotted(first.func if isinstance(first, ast.Call) else first)
+                if name:
+                    self.info.example_targets.append(name + ("()" if isinstance(first, ast.Call) else ""))
+
+    def module_calls(self, tree: ast.Module) -> None:
+        """`torch.compile(x)` / `x.compile()` targets and `v = Class(...)` variables."""
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
+                name = ast_dotted(node.value.func)
+                if name and name.rsplit(".", 1)[-1][:1].isupper():
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            self.info.var_classes[t.id] = self.info.qualify(name)
+            elif isinstance(node, ast.Call):
+                name = ast_dotted(node.func)
+                if not name:
+                    continue
+                if self.info.qualify(name) in COMPILE_CALLS and node.args:
+                    target = node.args[0]
+                    if isinstance(target, ast.Call):
+                        callee = ast_dotted(target.func)
+                        if callee:
+                            self.info.compile_targets.append(callee + "()")
+                    else:
+                        dotted = ast_dotted(target)
+                        if dotted:
+                            self.info.compile_targets.append(dotted)
+                elif name.endswith(".compile") and not node.args and isinstance(node.func, ast.Attribute):
+                    dotted = ast_dotted(node.func.value)
+                    if dotted:
+                        self.info.compile_targets.append(dotted)
+
+
+class _CallCollector(ast.NodeVisitor):
+    """Calls in a function body, skipping branches Dynamo does not trace and nested classes."""
+
+    def __init__(self, info: ModuleInfo, fn: FunctionInfo, indexer: _Indexer) -> None:
+        self.info = info
+        self.fn = fn
+        self.indexer = indexer
+
+    def visit_body(self, body: list[ast.stmt]) -> None:
+        for stmt in body:
+            self.visit(stmt)
+
+    def visit_If(self, node: ast.If) -> None:
+        known = compiling_guard(self.info, node.test)
+        if known is None:
+            self.generic_visit(node)
+        elif known:
+            self.visit_body(node.body)
+        else:
+            self.visit_body(node.orelse)
+
+    def visit_Global(self, node: ast.Global) -> None:
+        self.indexer.globals_declared.update(node.names)
+
+    def visit_Call(self, node: ast.Call) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            recv = func.value
+            if isinstance(recv, ast.Name) and recv.id == "self":
+                self.fn.calls.append(CallRef("self", func.attr))
+            elif isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
+                self.fn.calls.append(CallRef("super", func.attr))
             else:
-                head = full.split(".")[0]
-                info.imports[head] = head
-    elif isinstance(stmt, cst.ImportFrom):
-        mod = dotted_name(stmt.module) if stmt.module else None
-        if stmt.relative:
-            mod = _resolve_relative(info.name, info.path.name == "__init__.py",
-                                    len(stmt.relative), mod)
-        if isinstance(stmt.names, cst.ImportStar) or not mod:
-            return
-        for alias in stmt.names:
-            name = dotted_name(alias.name) or ""
-            local = name
-            if alias.asname and isinstance(alias.asname.name, cst.Name):
-                local = alias.asname.name.value
-            info.imports[local] = f"{mod}.{name}"
+                name = ast_dotted(func)
+                if name:
+                    self.fn.calls.append(CallRef("name", name))
+        else:
+            name = ast_dotted(func)
+            if name:
+                self.fn.calls.append(CallRef("name", name))
+        self.generic_visit(node)
 
 
-DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
-                      "torch._dynamo.decorators.disable"}
-
-
-def decorator_names(info: ModuleInfo, fn: cst.FunctionDef | cst.ClassDef) -> list[str]:
-    """Qualified names of `fn`'s decorators (`@torch.compile(...)` gives `torch.compile`)."""
-    names = []
-    for dec in fn.decorators:
-        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
-        name = dotted_name(expr)
-        if name:
-            names.append(info.qualify(name))
-    return names
-
-
-def _class_info(info: ModuleInfo, node: cst.ClassDef) -> ClassInfo:
-    cls = ClassInfo(node.name.value, f"{info.name}.{node.name.value}", node)
-    for arg in node.bases:
-        name = dotted_name(arg.value)
-        if name:
-            cls.bases.append(info.qualify(name))
-    for stmt in node.body.body:
-        if isinstance(stmt, cst.FunctionDef):
-            cls.methods[stmt.name.value] = stmt
-    init = cls.methods.get("__init__")
-    if init is not None:
-        _collect_self_attrs(info, cls, init)
-    return cls
-
-
-def _called_classes(info: ModuleInfo, expr: cst.CSTNode) -> list[str]:
-    """Qualified names of everything called inside `expr` (for `nn.ModuleList([Block()...])`)."""
-    found: list[str] = []
-    for node in iter_nodes(expr, cst.Call):
-        name = dotted_name(node.func)
-        if name:
-            found.append(info.qualify(name))
-    return found
-
-
-TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.tensor",
-                    "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
-                    "torch.arange", "torch.full", "torch.eye")
-
-
-def _collect_self_attrs(info: ModuleInfo, cls: ClassInfo, init: cst.FunctionDef) -> None:
-    class SelfAssigns:
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                t = target.target
-                if (isinstance(t, cst.Attribute) and isinstance(t.value, cst.Name)
-                        and t.value.value == "self"):
-                    _record_attr(info, cls, t.attr.value, node.value)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            t = node.target
-            if (node.value is not None and isinstance(t, cst.Attribute)
-                    and isinstance(t.value, cst.Name) and t.value.value == "self"):
-                _record_attr(info, cls, t.attr.value, node.value)
-
-        def visit_Call(self, node: cst.Call) -> None:
-            name = dotted_name(node.func) or ""
-            if name.endswith("register_buffer") or name.endswith("register_parameter"):
-                if node.args and isinstance(node.args[0].value, cst.SimpleString):
-                    cls.tensor_attrs.add(node.args[0].value.evaluated_value)
-
-    walk(init, SelfAssigns())
-
-
-def _record_attr(info: ModuleInfo, cls: ClassInfo, attr: str, value: cst.BaseExpression) -> None:
-    if isinstance(value, (cst.Integer, cst.Float, cst.SimpleString, cst.Name)) and (
-        not isinstance(value, cst.Name) or value.value in ("True", "False", "None")
-    ):
-        cls.scalar_attrs.add(attr)
-        if isinstance(value, (cst.Integer, cst.Float)):
-            cls.numeric_attrs.add(attr)
-        return
-    called = _called_classes(info, value)
-    if isinstance(value, cst.Call):
-        head = info.qualify(dotted_name(value.func) or "")
-        if head in TENSOR_FACTORIES or head.endswith(".Parameter"):
-            cls.tensor_attrs.add(attr)
-            return
-    if called:
-        cls.submodules[attr] = called
-
-
-def build_module_info(path: Path, tree: cst.Module, source: str = "", name: str | None = None) -> ModuleInfo:
-    """Index one parsed module (`source` is its text, for cheap pre-filters)."""
-    info = ModuleInfo(path=path, name=name or module_name_for(path), tree=tree, source=source)
-    for stmt in tree.body:
-        _index_statement(info, stmt)
-    if "global " in source:
-        info.rebound_globals = _rebound_scalar_globals(tree)
-    for fname, fn in info.functions.items():
-        if DISABLE_DECORATORS & set(decorator_names(info, fn)):
-            info.disabled.add(f"{info.name}.{fname}")
-    for cls in info.classes.values():
-        for mname, fn in cls.methods.items():
-            if DISABLE_DECORATORS & set(decorator_names(info, fn)):
-                info.disabled.add(f"{cls.qualname}.{mname}")
+def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str | None = None) -> ModuleInfo:
+    """Index one module parsed by `ast.parse`; `source` enables cheap text pre-filters."""
+    info = ModuleInfo(path=path, name=name or module_name_for(path))
+    indexer = _Indexer(info, source)
+    indexer.statements(tree.body)
+    if not source or _COMPILE_CALL.search(source):
+        indexer.module_calls(tree)
+    info.rebound_globals = {n for n, count in indexer.literal_assigns.items()
+                            if count > 1 or n in indexer.globals_declared}
     return info
-
-
-def _rebound_scalar_globals(tree: cst.Module) -> set[str]:
-    """Module-level names bound to a number/str/bool literal that are re-bound later:
-    assigned at module level more than once, or declared `global` in a function."""
-    literal_names: dict[str, int] = {}
-    for stmt in tree.body:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            for small in stmt.body:
-                if isinstance(small, cst.Assign):
-                    for t in small.targets:
-                        if isinstance(t.target, cst.Name):
-                            name = t.target.value
-                            is_literal = isinstance(small.value, (cst.Integer, cst.Float, cst.SimpleString)) or (
-                                isinstance(small.value, cst.Name) and small.value.value in ("True", "False"))
-                            if is_literal or name in literal_names:
-                                literal_names[name] = literal_names.get(name, 0) + 1
-    if not literal_names:
-        return set()
-    declared: set[str] = set()
-    for node in iter_nodes(tree, cst.Global):
-        declared.update(n.name.value for n in node.names)
-    return {n for n, count in literal_names.items() if count > 1 or n in declared}
-
-
-def _index_statement(info: ModuleInfo, stmt: cst.CSTNode) -> None:
-    if isinstance(stmt, cst.SimpleStatementLine):
-        for small in stmt.body:
-            if isinstance(small, (cst.Import, cst.ImportFrom)):
-                _collect_imports(info, small)
-            elif isinstance(small, cst.Assign):
-                for target in small.targets:
-                    if isinstance(target.target, cst.Name):
-                        name = target.target.value
-                        info.module_vars[name] = small.value
-                        _note_disable_assignment(info, name, small.value)
-            elif isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                if small.value is not None:
-                    info.module_vars[small.target.value] = small.value
-    elif isinstance(stmt, cst.FunctionDef):
-        info.functions[stmt.name.value] = stmt
-    elif isinstance(stmt, cst.ClassDef):
-        info.classes[stmt.name.value] = _class_info(info, stmt)
-    elif isinstance(stmt, (cst.If, cst.Try)):
-        # `try: import x except ImportError: ...` and `if TYPE_CHECKING:` blocks
-        for block in _blocks(stmt):
-            for inner in block:
-                _index_statement(info, inner)
-
-
-def _blocks(stmt: cst.If | cst.Try) -> list:
-    blocks = [stmt.body.body]
-    if isinstance(stmt, cst.If) and stmt.orelse is not None:
-        orelse = stmt.orelse
-        blocks.append(orelse.body.body if isinstance(orelse, cst.Else) else [orelse])
-    if isinstance(stmt, cst.Try):
-        blocks.extend(h.body.body for h in stmt.handlers)
-    return blocks
-
-
-def _note_disable_assignment(info: ModuleInfo, name: str, value: cst.BaseExpression) -> None:
-    """`f = torch.compiler.disable(g)` makes `f` a disabled function."""
-    if isinstance(value, cst.Call):
-        callee = info.qualify(dotted_name(value.func) or "")
-        if callee in DISABLE_DECORATORS:
-            info.disabled.add(f"{info.name}.{name}")
 
 
 @dataclass
@@ -292,6 +374,7 @@ class ProjectIndex:
     """All scanned modules, by dotted name, with lookups of qualified functions and classes."""
 
     modules: dict[str, ModuleInfo] = field(default_factory=dict)
+    _disabled: set[str] = field(default_factory=set)
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -299,6 +382,7 @@ class ProjectIndex:
         if key in self.modules and self.modules[key].path != info.path:
             key = f"{key}@{info.path}"
         self.modules[key] = info
+        self._disabled |= info.disabled
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
         parts = qualname.split(".")
@@ -308,36 +392,36 @@ class ProjectIndex:
                 return mod, ".".join(parts[i:])
         return None
 
-    def lookup_function(self, qualname: str) -> tuple[ModuleInfo, FunctionNode] | None:
-        """A module-level function by qualified name, following re-exports one level."""
+    def lookup_function(self, qualname: str, _depth: int = 0) -> tuple[ModuleInfo, FunctionInfo] | None:
+        """A module-level function by qualified name, following re-exports."""
         hit = self._split(qualname)
-        if hit is None:
+        if hit is None or _depth > 10:
             return None
         mod, rest = hit
         if rest in mod.functions:
             return mod, mod.functions[rest]
         if rest in mod.imports and mod.imports[rest] != qualname:
-            return self.lookup_function(mod.imports[rest])
+            return self.lookup_function(mod.imports[rest], _depth + 1)
         return None
 
-    def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
-        """A class by qualified name, following re-exports one level."""
+    def lookup_class(self, qualname: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo] | None:
+        """A class by qualified name, following re-exports."""
         hit = self._split(qualname)
-        if hit is None:
+        if hit is None or _depth > 10:
             return None
         mod, rest = hit
         if rest in mod.classes:
             return mod, mod.classes[rest]
         if rest in mod.imports and mod.imports[rest] != qualname:
-            return self.lookup_class(mod.imports[rest])
+            return self.lookup_class(mod.imports[rest], _depth + 1)
         return None
 
     def is_disabled(self, qualname: str) -> bool:
         """Whether `qualname` names a `torch.compiler.disable`d function in the project."""
-        return any(qualname in m.disabled for m in self.modules.values())
+        return qualname in self._disabled
 
-    def method(self, cls_qualname: str, name: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo, FunctionNode] | None:
-        """Find method `name` on a class or its project base classes (MRO by depth-first)."""
+    def method(self, cls_qualname: str, name: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
+        """Find method `name` on a class or its project base classes (depth-first MRO)."""
         hit = self.lookup_class(cls_qualname)
         if hit is None or _depth > 20:
             return None

@@ -10,7 +10,8 @@ from enum import Enum
 
 import libcst as cst
 
-from breakscan.static.index import ModuleInfo, dotted_name
+from breakscan.static.index import ModuleInfo
+from breakscan.static.syntax import dotted_name
 
 
 class T(Enum):

@@ -1,0 +1,80 @@
+"""libcst helpers: dotted names and the Dynamo-known predicates (`is_compiling()`)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.static.index import (
+    COMPILING_PREDICATES,
+    COMPILING_SUFFIXES,
+    NOT_COMPILING_PREDICATES,
+    ModuleInfo,
+)
+
+
+def dotted_name(node: cst.BaseExpression | None) -> str | None:
+    """`a.b.c` for a libcst Name/Attribute chain, else None."""
+    parts: list[str] = []
+    while isinstance(node, cst.Attribute):
+        parts.append(node.attr.value)
+        node = node.value
+    if isinstance(node, cst.Name):
+        parts.append(node.value)
+        return ".".join(reversed(parts))
+    return None
+
+
+def compiling_guard(info: ModuleInfo, test: cst.BaseExpression) -> bool | None:
+    """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None.
+
+    The libcst twin of `breakscan.static.index.compiling_guard` (which reads `ast`).
+    """
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = compiling_guard(info, test.expression)
+        return None if inner is None else not inner
+    if isinstance(test, cst.Call) and not test.args:
+        name = dotted_name(test.func)
+        if name is None:
+            return None
+        qual = info.qualify(name)
+        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES:
+            return True
+        if qual in NOT_COMPILING_PREDICATES:
+            return False
+    return None
+
+
+def indexed_functions(module: cst.Module) -> dict[tuple[str, int], cst.FunctionDef]:
+    """`def`s at module and class level by (qualname, occurrence), in the order the `ast`
+    indexer (breakscan.static.index._Indexer.statements) registers them."""
+    found: dict[tuple[str, int], cst.FunctionDef] = {}
+    seen: dict[str, int] = {}
+
+    def statements(body, cls: str | None) -> None:
+        for stmt in body:
+            if isinstance(stmt, cst.FunctionDef):
+                qualname = f"{cls}.{stmt.name.value}" if cls else stmt.name.value
+                k = seen.get(qualname, 0)
+                seen[qualname] = k + 1
+                found[(qualname, k)] = stmt
+            elif isinstance(stmt, cst.ClassDef) and cls is None:
+                statements(_block(stmt.body), stmt.name.value)
+            elif isinstance(stmt, cst.If):
+                statements(_block(stmt.body), cls)
+                if stmt.orelse is not None:
+                    statements(_block(stmt.orelse.body) if isinstance(stmt.orelse, cst.Else) else [stmt.orelse], cls)
+            elif isinstance(stmt, (cst.Try, cst.TryStar)):
+                statements(_block(stmt.body), cls)
+                if stmt.orelse is not None:
+                    statements(_block(stmt.orelse.body), cls)
+                if stmt.finalbody is not None:
+                    statements(_block(stmt.finalbody.body), cls)
+                for handler in stmt.handlers:
+                    statements(_block(handler.body), cls)
+
+    statements(module.body, None)
+    return found
+
+
+def _block(suite: cst.BaseSuite) -> list:
+    return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
