@@ -204,7 +204,8 @@ def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Findin
     if rejected is not None:
         return rejected
     return _error(path, exc.raw_line, exc.raw_column + 1,
-                  _one_line(f"cannot parse (libcst): {exc.message}"))
+                  _one_line(f"cannot parse with libcst, though CPython can (a libcst limit, e.g. thousands of "
+                            f"implicitly concatenated strings): {exc.message}"))
 
 
 def _error(path: Path, line: int, column: int, message: str, rule_id: str = PARSE_ERROR_RULE) -> Finding:
