@@ -3,8 +3,10 @@
 Recall: Dynamo-observed break sites (graph breaks and frame fallbacks) that a static prediction
 covers on the same line. Precision: of the static predictions on lines Dynamo traced in an
 example (confirmed + refuted), the share Dynamo confirmed; predictions on lines never traced
-are not counted. Real models: the static pass scans each model's transformers modeling
-module(s); the dynamic pass builds the model from a tiny config (bench/accuracy_models.py).
+are not counted. Real models: the static pass scans the whole installed transformers package
+once (as a user scanning that project would: compile regions cross files, e.g. into the
+decorators in transformers/utils); the dynamic pass builds each model from a tiny config
+(bench/accuracy_models.py) and its breaks are merged with those static findings.
 
 Usage: python bench/accuracy.py [--models gpt2,longformer] [--skip-fixtures]
 """
@@ -91,13 +93,23 @@ def score_fixtures() -> Score:
     return score
 
 
-def score_model(name: str, modules: list[str], rules) -> Score:
-    """Static pass over the model's modeling source, Dynamo on the model; merged as breakscan does."""
+def transformers_static(rules, jobs: int) -> list[Finding]:
+    """The static pass over the whole installed transformers package (cached between runs)."""
+    import transformers
+
+    from breakscan.static.cache import Cache
+
+    tf_root = Path(transformers.__file__).resolve().parent
+    files = sorted(tf_root.rglob("*.py"))
+    return scan_files(files, rules, jobs=jobs, cache=Cache(tf_root)).findings
+
+
+def score_model(name: str, modules: list[str], static_findings: list[Finding]) -> Score:
+    """Dynamo on the model, merged with the static findings as breakscan does."""
     import transformers
 
     tf_root = Path(transformers.__file__).resolve().parent
     sources = [Path(importlib.import_module(m).__file__).resolve() for m in modules]
-    static = scan_files(sources, rules)
     with tempfile.TemporaryDirectory() as tmp:
         entry = Path(tmp) / f"bench_{name}.py"
         entry.write_text(textwrap.dedent(f"""
@@ -111,10 +123,10 @@ def score_model(name: str, modules: list[str], rules) -> Score:
                 yield model, args, kwargs
         """))
         dynamic = run_dynamic(entry, project_root=tf_root, timeout=600)
-    merged = merge(static.findings, [f for f in dynamic.findings if f.kind is not Kind.ERROR],
+    merged = merge(static_findings, [f for f in dynamic.findings if f.kind is not Kind.ERROR],
                    dynamic.traced_lines)
     score = Score(name)
-    score.add(merged, {str(s) for s in sources})
+    score.add(merged, {str(p.resolve()) for p in tf_root.rglob("*.py")} | {str(s) for s in sources})
     for f in dynamic.findings:
         if f.kind is Kind.ERROR:
             score.misses.append(f"ERROR {f.rule_id}: {f.message[:100]}")
@@ -126,6 +138,7 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--models", default="", help="comma-separated subset of bench/accuracy_models.py")
     parser.add_argument("--skip-fixtures", action="store_true")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     args = parser.parse_args()
     from bench.accuracy_models import MODELS
 
@@ -135,10 +148,12 @@ def main() -> int:
     if not args.skip_fixtures:
         scores.append(score_fixtures())
     real: list[Score] = []
+    static_findings = transformers_static(rules, args.jobs)
+    print(f"  static pass over transformers: {len(static_findings)} findings", file=sys.stderr, flush=True)
     for model in MODELS:
         if wanted and model["name"] not in wanted:
             continue
-        real.append(score_model(model["name"], list(model["modules"]), rules))
+        real.append(score_model(model["name"], list(model["modules"]), static_findings))
         print(f"  measured {model['name']}", file=sys.stderr, flush=True)
     total = Score("real models, total")
     for s in real:

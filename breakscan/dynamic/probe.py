@@ -104,7 +104,9 @@ class Collector(logging.Handler):
             return
         name = record.name
         if name.endswith("__trace_source"):
-            hit = parse.parse_trace_source(record.getMessage())
+            if _starts_with_jump(record):
+                return  # CPython gives a branch's closing jump the line of the branch's last statement
+            hit = traced_location(record) or parse.parse_trace_source(record.getMessage())
             if hit and not hit[0].startswith(self.skip_dirs):
                 self.traced.setdefault(hit[0], set()).add(hit[1])
         elif name.endswith("__graph_breaks"):
@@ -133,6 +135,32 @@ class Collector(logging.Handler):
                 "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
             )
             self._write("fallback", data)
+
+
+_JUMPS = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "NOP", "JUMP_BACKWARD_NO_INTERRUPT")
+
+
+def _starts_with_jump(record: logging.LogRecord) -> bool:
+    """Whether the traced line was entered through a bare jump (the line did not run)."""
+    try:
+        tx = record.args[0].func.__self__  # type: ignore[index, union-attr]
+        return tx.current_instruction.opname in _JUMPS
+    except (AttributeError, IndexError, TypeError):
+        return False
+
+
+def traced_location(record: logging.LogRecord) -> tuple[str, int] | None:
+    """(file, line) of a `trace_source` record read off Dynamo's translator, without formatting.
+
+    The record's argument is a LazyString of the translator's bound method; formatting it
+    would look up the enclosing function's name (parsing the file) and the source line for
+    every traced line. None when the record is not shaped so (the caller parses the text).
+    """
+    try:
+        tx = record.args[0].func.__self__  # type: ignore[index, union-attr]
+        return tx.f_code.co_filename, int(tx.lineno)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return None
 
 
 def user_frames(tb: Any) -> list[dict[str, Any]]:
@@ -284,6 +312,19 @@ def recording_backend(torch: Any, backend: str | Callable[..., Any], on_graph: C
     return record_then_compile
 
 
+# Breaks that `fullgraph=True` may capture (it turns on scalar and dynamic-output-shape
+# capture): `.item()`, data-dependent output shapes, data-dependent operators, `.tolist()`.
+# Any other first break stops a fullgraph compile at the same place.
+FULLGRAPH_CAPTURES = frozenset({"GB0124", "GB0036", "GB0033", "GB0109"})
+
+
+def fullgraph_text(kind: str, brk: dict[str, Any]) -> str:
+    """`kind: gb_type (GBnnnn) at file:line`, the shape of `fullgraph_message`."""
+    ident = f" ({brk['gb_id']})" if brk.get("gb_id") else ""
+    where = f" at {brk['path']}:{brk['line']}" if brk.get("path") else ""
+    return f"{kind}: {brk.get('gb_type') or 'graph break'}{ident}{where}"
+
+
 def fullgraph_message(exc: BaseException) -> str:
     """`gb_type (GBnnnn) at file:line`, from `Unsupported.gb_type` and its innermost user frame."""
     gb_type = getattr(exc, "gb_type", "") or (str(exc).splitlines() or [type(exc).__name__])[0]
@@ -347,10 +388,14 @@ class EntryRun:
         fg_ok, fg_err = None, ""
         if not self.raised and self.first is not None:
             args, kwargs = self.first
-            if self.broke:
-                fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
-            else:
+            first = next((ev["break"] for ev in self.order if "break" in ev), None)
+            if not self.broke:
                 fg_ok = True  # no break and no fallback in default mode: captured whole
+            elif first is not None and first.get("gb_id") and first["gb_id"] not in FULLGRAPH_CAPTURES:
+                # fullgraph=True traces the same prefix and stops at this same break: no re-trace.
+                fg_ok, fg_err = False, fullgraph_text("Unsupported", first)
+            else:
+                fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
         ran = not self.raised and self.first is not None
         writer.write(
             {
@@ -443,6 +488,9 @@ def force_backend(torch: Any, backend: str) -> None:
 
     def compile_with(*args: Any, **kwargs: Any) -> Any:
         kwargs["backend"] = backend
+        if backend != "inductor":  # Inductor's `mode` / `options` mean nothing to another backend
+            kwargs.pop("mode", None)
+            kwargs.pop("options", None)
         return original(*args, **kwargs)
 
     compile_with.__wrapped__ = original  # type: ignore[attr-defined]
