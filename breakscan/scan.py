@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.metadata
 import os
 import re
 import sys
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,12 +37,28 @@ def active_rules(catalog: dict[str, Rule], config: Config, torch_version: tuple[
             if rule_selected(r.id, config) and r.applies_to(torch_version) and r.match]
 
 
+def defines_examples(data: bytes) -> bool:
+    """Whether a module defines `breakscan_examples()` at top level (a regex pre-filter, then
+    CPython's parser: the same words in a docstring, a comment or a method never count, so a
+    file that does not ask to be run is never imported)."""
+    if not _EXAMPLES_HOOK.search(data):
+        return False
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(data)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "breakscan_examples"
+               for node in tree.body)
+
+
 def dynamic_targets(files: list[Path], config: Config) -> list[tuple[Path, str | None]]:
     """(file, entry function) pairs: files defining `breakscan_examples()`, then `entries`."""
     targets: list[tuple[Path, str | None]] = []
     for path in files:
         try:
-            if _EXAMPLES_HOOK.search(path.read_bytes()):
+            if defines_examples(path.read_bytes()):
                 targets.append((path, None))
         except OSError:
             continue
