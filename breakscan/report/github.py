@@ -8,9 +8,12 @@ Escaping follows GitHub's runner (`toolkit/packages/core/src/command.ts`).
 
 from __future__ import annotations
 
+import re
+
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Report, Severity, relative_path
 from breakscan.report.ruleinfo import rule_title
+from breakscan.report.terminal import clean
 
 _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE: "notice"}
 
@@ -45,7 +48,9 @@ def _message(f: Finding) -> str:
 
 
 def escape_data(text: str) -> str:
-    """A command's message: `%`, CR and LF percent-encoded."""
+    """A command's message: `%`, CR and LF percent-encoded; other control characters (ANSI and
+    OSC escapes from scanned source, bidi overrides) shown as `\\xNN` so they never reach the log."""
+    text = "".join(part if part in ("\r", "\n") else clean(part) for part in re.split(r"(\r|\n)", text))
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
