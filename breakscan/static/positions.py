@@ -100,12 +100,15 @@ class Locator:
         cached = self._segments.get(index)
         if cached is None:
             cached = defaultdict(list)
+            seen: set[tuple[str, Span]] = set()
             fn = self._ast_functions[index]
             for node in _preorder(fn):
                 if isinstance(node, (ast.expr, ast.stmt)) and node is not fn and hasattr(node, "end_lineno"):
                     segment = self._segment(node)
-                    if segment is not None:
-                        cached[_norm(segment[0])].append(segment[1])
+                    key = (_norm(segment[0]), segment[1]) if segment is not None else None
+                    if key is not None and key not in seen:
+                        seen.add(key)  # an expression statement and its expression share one span
+                        cached[key[0]].append(segment[1])
             for spans in cached.values():
                 spans.sort(key=lambda s: (s.line, s.column))
             self._segments[index] = cached
