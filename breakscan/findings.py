@@ -52,6 +52,33 @@ class Frame:
 
 
 @dataclass(frozen=True)
+class Edit:
+    """Replace the text from (`line`, `column`) up to (`end_line`, `end_column`) by `text`.
+
+    1-based lines and code-point columns, end exclusive (as in Finding); an empty range inserts.
+    """
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """A fix breakscan can apply (`--fix`): non-overlapping edits of the finding's file.
+
+    `safety` is `safe` (behaviour outside compiled code unchanged) or `unsafe` (needs
+    `--unsafe-fixes`); `description` says what the edit does, for the report and SARIF.
+    """
+
+    description: str
+    safety: str
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
 class Finding:
     """A graph break, fallback, recompile, guard failure or error at one source location.
 
@@ -80,6 +107,7 @@ class Finding:
     entry: str = ""  # the dynamic entry that observed it
     code: str = ""  # the flagged source text, for messages
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    rewrite: Rewrite | None = field(default=None, compare=False, hash=False)  # see breakscan.fix
 
     def replace(self, **changes: Any) -> Finding:
         """Return a copy with `changes` applied (dataclasses.replace)."""
@@ -167,6 +195,7 @@ class Report:
     device: str = ""
     show_refuted: bool = False
     tool_version: str = ""
+    fixed: list[Finding] = field(default_factory=list)  # applied by `--fix` before this scan
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""
