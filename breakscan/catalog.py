@@ -47,6 +47,22 @@ class Example:
     title: str = ""
 
 
+FIX_SAFETIES = ("safe", "unsafe")
+
+
+@dataclass(frozen=True)
+class AutoFix:
+    """A rule's `[autofix]` table: which rewrite of `breakscan.fix` applies, and how safe it is.
+
+    `safe`: behaviour outside compiled code is unchanged (`--fix`); `unsafe`: it can change
+    results in some cases (`--fix --unsafe-fixes`). `description` is shown with each fix.
+    """
+
+    rewrite: str
+    safety: str
+    description: str
+
+
 @dataclass(frozen=True)
 class Rule:
     """One catalog entry; see the module docstring for the file format."""
@@ -70,6 +86,7 @@ class Rule:
     limitations: str = ""
     requires: str = ""  # "cuda" when the pattern only exists on a GPU
     verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
+    autofix: AutoFix | None = None  # `[autofix]`: the rule is fixable by `--fix`
     source: Path | None = field(default=None, compare=False)
 
     def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
@@ -153,6 +170,7 @@ def load_rule(path: Path) -> Rule:
             limitations=data.get("limitations", "").strip(),
             requires=data.get("requires", ""),
             verified=tuple(data.get("verified", ())),
+            autofix=_autofix(path, data.get("autofix")),
             source=path,
         )
     except KeyError as exc:
@@ -163,6 +181,18 @@ def load_rule(path: Path) -> Rule:
         raise CatalogError(f"{path.name}: {exc}") from exc
     version_in_range((2, 0), rule.torch_versions)  # validate the range now
     return rule
+
+
+def _autofix(path: Path, raw: Any) -> AutoFix | None:
+    if raw is None:
+        return None
+    try:
+        fix = AutoFix(rewrite=raw["rewrite"], safety=raw["safety"], description=raw["description"].strip())
+    except (KeyError, TypeError) as exc:
+        raise CatalogError(f"{path.name}: [autofix] needs rewrite, safety and description") from exc
+    if fix.safety not in FIX_SAFETIES:
+        raise CatalogError(f"{path.name}: [autofix] safety must be one of {', '.join(FIX_SAFETIES)}")
+    return fix
 
 
 @functools.lru_cache(maxsize=4)
