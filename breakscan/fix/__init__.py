@@ -1,0 +1,126 @@
+"""`--fix` / `--diff`: rewrites for fixable findings, applied with libcst.
+
+A rule is fixable when its file has an `[autofix]` table naming a rewrite (rewrites.py) and
+its safety (`safe`: behaviour outside compiled code is unchanged; `unsafe`: results can
+change in some cases, applied only with `--unsafe-fixes`). `attach_rewrites` gives each
+fixable finding its `Rewrite` (whole-line edits; SARIF `fixes` carry the same);
+`plan_fixes` applies them per file, skipping a rewrite whose edits overlap one already taken
+(the next `--fix` round picks it up).
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import stat
+import tempfile
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from breakscan.catalog import Rule
+from breakscan.findings import Finding, Rewrite, Status, relative_path
+from breakscan.fix import source
+from breakscan.fix.rewrites import REWRITES
+
+__all__ = ["FileFix", "attach_rewrites", "plan_fixes", "unified_diff", "write_fix", "is_fixable"]
+
+
+def attach_rewrites(findings: list[Finding], rules: dict[str, Rule]) -> list[Finding]:
+    """`findings` with `rewrite` set where the rule is fixable and the code has a shape its
+    rewrite knows. Only files holding such findings are parsed. Never raises: a rewrite that
+    fails on a node leaves that finding without a fix."""
+    wanted: dict[str, list[int]] = defaultdict(list)
+    for i, f in enumerate(findings):
+        rule = rules.get(f.rule_id)
+        if rule is not None and rule.autofix is not None and f.status is not Status.REFUTED and f.end_line:
+            wanted[f.path].append(i)
+    out = list(findings)
+    for path, indices in wanted.items():
+        try:
+            src = source.load(Path(path))
+        except Exception:  # a file that changed or vanished since the scan: no fixes there
+            src = None
+        if src is None:
+            continue
+        for i in indices:
+            f = findings[i]
+            autofix = rules[f.rule_id].autofix
+            try:
+                edits = REWRITES[autofix.rewrite](src, f) if autofix.rewrite in REWRITES else None
+            except Exception:  # breakscan's own bug on an odd node: no fix rather than no report
+                edits = None
+            if edits:
+                out[i] = f.replace(rewrite=Rewrite(autofix.description, autofix.safety, tuple(edits)))
+    return out
+
+
+def is_fixable(f: Finding, unsafe: bool = False) -> bool:
+    """Whether `--fix` (with `--unsafe-fixes` when `unsafe`) would apply `f`'s rewrite."""
+    return f.rewrite is not None and (unsafe or f.rewrite.safety == "safe")
+
+
+@dataclass
+class FileFix:
+    """The fixed text of one file and the findings whose rewrites made it."""
+
+    path: Path
+    old: str
+    new: str
+    applied: list[Finding] = field(default_factory=list)
+
+
+def plan_fixes(findings: list[Finding], unsafe: bool = False) -> list[FileFix]:
+    """Apply fixable findings' edits to each file's text (in memory), earliest finding first;
+    a rewrite whose edits overlap one taken already is left for a later round."""
+    by_file: dict[str, list[Finding]] = defaultdict(list)
+    for f in findings:
+        if is_fixable(f, unsafe):
+            by_file[f.path].append(f)
+    out = []
+    for path, group in sorted(by_file.items()):
+        src = source.load(Path(path))
+        if src is None:
+            continue
+        taken: list[source.Edit] = []
+        applied: list[Finding] = []
+        for f in sorted(group, key=Finding.sort_key):
+            edits = f.rewrite.edits
+            if any(source.overlaps(e, t) for e in edits for t in taken):
+                continue
+            taken += edits
+            applied.append(f)
+        new = source.apply_edits(src.text, taken)
+        if new != src.text:
+            out.append(FileFix(Path(path), src.text, new, applied))
+    return out
+
+
+def unified_diff(fix: FileFix, root: Path | None) -> str:
+    """`--diff` output for one file: a unified diff with `a/` and `b/` paths relative to root."""
+    name = relative_path(str(fix.path), root)
+    lines = difflib.unified_diff(fix.old.splitlines(keepends=True), fix.new.splitlines(keepends=True),
+                                 fromfile=f"a/{name}", tofile=f"b/{name}")
+    return "".join(line if line.endswith(("\n", "\r")) else line + "\n\\ No newline at end of file\n"
+                   for line in lines)
+
+
+def write_fix(fix: FileFix) -> None:
+    """Write the fixed text in the file's own encoding (and BOM), atomically, keeping its mode."""
+    data = fix.path.read_bytes()
+    parsed = source.load(fix.path)
+    encoding = parsed.module.encoding if parsed is not None else "utf-8"
+    payload = fix.new.encode(encoding)
+    if data.startswith(b"\xef\xbb\xbf") and not payload.startswith(b"\xef\xbb\xbf"):
+        payload = b"\xef\xbb\xbf" + payload
+    target = fix.path.resolve()
+    mode = stat.S_IMODE(target.stat().st_mode)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
