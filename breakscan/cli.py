@@ -118,6 +118,9 @@ def check(
                                                   help="Record every current finding in FILE and exit 0."),
     jobs: Optional[int] = typer.Option(None, "--jobs", "-j", help="Static-pass processes (default: CPU count)."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Neither read nor write the result cache."),
+    fix: bool = typer.Option(False, "--fix", help="Apply safe rewrites in place, then report what remains."),
+    diff: bool = typer.Option(False, "--diff", help="Print the rewrites --fix would make as a diff; change nothing."),
+    unsafe_fixes: bool = typer.Option(False, "--unsafe-fixes", help="With --fix/--diff: unsafe rewrites too."),
 ) -> None:
     """Scan PATHS: static pass, plus the dynamic pass for files defining breakscan_examples()."""
     from breakscan.catalog import CatalogError, load_catalog
@@ -145,6 +148,7 @@ def check(
             raise fail(f"path does not exist: {p}")
     known = _load_baseline(baseline)
     scan_root = (root or git_root(Path.cwd()) or Path.cwd()).absolute()
+    fixed = _fix_or_diff(paths, config, catalog, scan_root, fix, diff, unsafe_fixes, known, verbose)
     try:
         with dynamic_progress(output_format is Format.text and not quiet) as progress:
             report = run_scan(paths, config, catalog, root=scan_root, show_refuted=show_refuted,
@@ -168,10 +172,47 @@ def check(
 
         applied = baselines.apply(report, known)
         report.findings, report.baselined = applied.kept, applied.hidden
+    _attach_fixes(report, catalog, fixed, verbose)
     _emit(report, catalog, output_format, output, color, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
+
+
+def _fix_or_diff(paths, config, catalog, root: Path, fix: bool, diff: bool, unsafe: bool,
+                 known: set[str] | None, verbose: bool) -> list:
+    """`--diff`: print the diff and exit (1 when there is one). `--fix`: rewrite the files and
+    return the findings fixed (the scan that follows reports what remains)."""
+    if not (fix or diff):
+        return []
+    from breakscan.fix import unified_diff
+    from breakscan.fix.run import diff_paths, fix_paths
+
+    try:
+        outcome = (diff_paths if diff else fix_paths)(paths, config, catalog, root=root, unsafe=unsafe, known=known)
+    except Exception as exc:  # breakscan's own bug: exit 2, never a half-told story
+        if verbose:
+            raise
+        raise fail(f"internal error while fixing: {type(exc).__name__}: {exc}")
+    if diff:
+        for change in sorted(outcome.files.values(), key=lambda c: str(c.path)):
+            sys.stdout.write(unified_diff(change, root))
+        typer.echo(f"breakscan: {len(outcome.fixed)} fix(es) in {len(outcome.files)} file(s) would be applied",
+                   err=True)
+        raise typer.Exit(EXIT_FINDINGS if outcome.files else EXIT_OK)
+    return outcome.fixed
+
+
+def _attach_fixes(report, catalog, fixed: list, verbose: bool) -> None:
+    """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`); record `--fix`'s work."""
+    from breakscan.fix import attach_rewrites
+
+    report.fixed = fixed
+    try:
+        report.findings = attach_rewrites(report.findings, catalog)
+    except Exception:  # fixes are an extra: the report stands without them
+        if verbose:
+            raise
 
 
 STATIC_PROGRESS_MIN_FILES = 300
@@ -262,8 +303,9 @@ def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, tim
     def split(text: str) -> list[str]:
         return [s.strip() for s in text.split(",") if s.strip()]
 
-    if select:
+    if select:  # a selection on the command line replaces the config's select and ignore
         config.select = split(select)
+        config.ignore = []
     if ignore:
         config.ignore = config.ignore + split(ignore)
     for name, value in (("fail_on", fail_on), ("device", device), ("timeout", timeout),
@@ -357,6 +399,7 @@ def run_command(
     if not quiet:
         shown = "killed on timeout" if code is None else f"exited with status {code}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
+    _attach_fixes(report, catalog, [], verbose)
     _emit(report, catalog, output_format, output, color, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]

@@ -142,3 +142,85 @@ def test_breakscan_examples_targets_are_regions(tmp_path):
             yield step, (torch.ones(2),)
     """, regions="explicit")
     assert rule_lines(findings) == {("BRK102", 5)}
+
+
+def test_sequential_moduledict_and_compiled_forward_attribute(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+        from torch import nn
+
+        class A(nn.Module):
+            def forward(self, x):
+                return x * x.sum().item()
+
+        class B(nn.Module):
+            def forward(self, x):
+                return x * x.mean().item()
+
+        class C(nn.Module):
+            def forward(self, x):
+                return x * x.max().item()
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.seq = nn.Sequential(A(), nn.ReLU())
+                self.heads = nn.ModuleDict({"b": B()})
+
+            def forward(self, x):
+                return self.heads["b"](self.seq(x))
+
+        class Unused(nn.Module):
+            def forward(self, x):
+                return x * x.min().item()
+
+        net = Net()
+        fast = torch.compile(net.forward)
+        other = C()
+        other.compile()
+    """, regions="explicit")
+    assert rule_lines(findings) == {("BRK102", 7), ("BRK102", 11), ("BRK102", 15)}
+
+
+def test_nested_functions_and_lambdas_inside_a_region_are_checked(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+
+        @torch.compile
+        def f(x):
+            def inner(t: torch.Tensor):
+                return t.sum().item()
+            g = lambda t: print(t)
+            g(x)
+            return inner(x)
+    """)
+    assert rule_lines(findings) == {("BRK102", 7), ("BRK201", 8)}
+
+
+def test_disable_call_form_and_project_is_compiling_helper(tmp_path):
+    findings = static_findings(tmp_path, {
+        "helpers.py": """
+            import torch
+
+            def in_compile():
+                \"\"\"Project helper, like transformers' is_torchdynamo_compiling.\"\"\"
+                return torch.compiler.is_compiling()
+
+            def _log(x):
+                return x.sum().item()
+
+            log_stats = torch.compiler.disable(_log)
+        """,
+        "model.py": """
+            import torch
+            from helpers import in_compile, log_stats
+
+            @torch.compile
+            def f(x):
+                if not in_compile():
+                    print("eager only")
+                log_stats(x)
+                return x
+        """,
+    })
+    assert rule_lines(findings) == {("BRK208", 9)}

@@ -31,7 +31,9 @@ def cache_dir() -> Path:
 
 
 def _digest(value: Any) -> str:
-    return hashlib.blake2b(pickle.dumps(value, protocol=4), digest_size=20).hexdigest()
+    """Digest of a structure of tuples/strings/numbers; `repr`, not pickle, whose bytes depend
+    on object identity (its memo), so equal values always give equal keys."""
+    return hashlib.blake2b(repr(value).encode(), digest_size=20).hexdigest()
 
 
 class Cache:

@@ -254,7 +254,7 @@ class RegionVisitor:
     def visit_If(self, node: cst.If) -> bool:
         if self.region is None:
             return True
-        known = compiling_guard(self.info, node.test)
+        known = compiling_guard(self.info, node.test, self.index.compiling_helpers)
         if known is None:
             self._check_test(node.test)
             return True

@@ -102,6 +102,7 @@ class ModuleInfo:
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
+    compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -122,6 +123,13 @@ class ModuleInfo:
         return out
 
 
+def _returns_compiling(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """A project helper whose body is `return <is_compiling predicate>()` (docstring allowed)."""
+    body = [s for s in node.body if not (isinstance(s, ast.Expr) and isinstance(s.value, ast.Constant))]
+    return (len(body) == 1 and isinstance(body[0], ast.Return) and body[0].value is not None
+            and compiling_guard(info, body[0].value) is True)
+
+
 def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
     """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -132,7 +140,8 @@ def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
         if name is None:
             return None
         qual = info.qualify(name)
-        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES:
+        if (qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES
+                or name in info.compiling_helpers):
             return True
         if qual in NOT_COMPILING_PREDICATES:
             return False
@@ -235,6 +244,8 @@ class _Indexer:
                 self.self_attrs(cls, node)
         else:
             self.info.functions[node.name] = fn
+            if _returns_compiling(self.info, node):
+                self.info.compiling_helpers.add(node.name)
             if node.name == "breakscan_examples":
                 self.example_targets(node)
 
@@ -375,6 +386,7 @@ class ProjectIndex:
 
     modules: dict[str, ModuleInfo] = field(default_factory=dict)
     _disabled: set[str] = field(default_factory=set)
+    compiling_helpers: set[str] = field(default_factory=set)  # qualified names
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -383,6 +395,7 @@ class ProjectIndex:
             key = f"{key}@{info.path}"
         self.modules[key] = info
         self._disabled |= info.disabled
+        self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
         parts = qualname.split(".")

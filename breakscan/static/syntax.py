@@ -24,20 +24,22 @@ def dotted_name(node: cst.BaseExpression | None) -> str | None:
     return None
 
 
-def compiling_guard(info: ModuleInfo, test: cst.BaseExpression) -> bool | None:
+def compiling_guard(info: ModuleInfo, test: cst.BaseExpression,
+                    helpers: set[str] | frozenset[str] = frozenset()) -> bool | None:
     """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None.
 
-    The libcst twin of `breakscan.static.index.compiling_guard` (which reads `ast`).
+    The libcst twin of `breakscan.static.index.compiling_guard` (which reads `ast`);
+    `helpers` are qualified names of project functions that return such a predicate.
     """
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
-        inner = compiling_guard(info, test.expression)
+        inner = compiling_guard(info, test.expression, helpers)
         return None if inner is None else not inner
     if isinstance(test, cst.Call) and not test.args:
         name = dotted_name(test.func)
         if name is None:
             return None
         qual = info.qualify(name)
-        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES:
+        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES or qual in helpers:
             return True
         if qual in NOT_COMPILING_PREDICATES:
             return False
