@@ -101,6 +101,8 @@ def headline(f: Finding, report: Report) -> Text:
     text.append(" ")
     text.append(clean(f.rule_id), style=_SEVERITY_STYLE[f.severity])
     text.append(" ")
+    if f.rewrite is not None and f.rewrite.safety == "safe":
+        text.append("[*] ", style="bold green")  # `--fix` fixes it (as ruff marks them)
     text.append(f"[{f.status.value}]", style=_STATUS_STYLE[f.status])
     text.append(" ")
     text.append(_clean_lines(f.message))
@@ -165,6 +167,9 @@ def _details(f: Finding, rules: dict[str, Rule], report: Report) -> list[Text]:
     fix = f.fix or (rule.fix if rule else "")
     if fix:
         out.append(_labelled("fix", " ".join(fix.split()), "green"))
+    if f.rewrite is not None:
+        flag = "--fix" if f.rewrite.safety == "safe" else "--fix --unsafe-fixes"
+        out.append(_labelled(f"autofix ({flag})", " ".join(f.rewrite.description.split()), "green"))
     if f.explanation:
         out.append(_labelled("why", " ".join(f.explanation.split())))
     out += [_labelled("hint", h.strip()) for h in f.hints if h.strip()]
@@ -219,6 +224,7 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
     if baselined:
         head.append(f"{baselined} baselined finding(s) hidden. ", style="dim")
     head.append(_dynamic_note(report), style="dim")
+    head.append(_fix_note(report))
     if hasattr(report, "program_exit"):  # `breakscan run`
         code = report.program_exit
         head.append(" The program " + ("was killed on timeout." if code is None else f"exited with status {code}."),
@@ -248,6 +254,25 @@ def split_lines(entries: list[EntryReport]) -> list[Text]:
             text.append(clean(e.largest_split_by))
             out.append(text)
     return out
+
+
+def _fix_note(report: Report) -> Text:
+    """What `--fix` fixed in this run, and how many shown findings it could fix."""
+    text = Text()
+    fixed = report.fixed
+    if fixed:
+        files = len({f.path for f in fixed})
+        rules = ", ".join(f"{rid} x{n}" for rid, n in sorted(Counter(f.rule_id for f in fixed).items()))
+        text.append(f" Fixed {len(fixed)} finding(s) in {files} file(s) ({clean(rules)}); "
+                    "the findings above are what remains.", style="bold green")
+    rewrites = [f.rewrite for f in report.visible() if f.rewrite is not None]
+    safe = sum(r.safety == "safe" for r in rewrites)
+    if rewrites:
+        text.append(f" [*] {safe} fixable with `breakscan --fix`", style="green")
+        if len(rewrites) > safe:
+            text.append(f" ({len(rewrites) - safe} more with `--fix --unsafe-fixes`)", style="green")
+        text.append(".", style="green")
+    return text
 
 
 def _dynamic_note(report: Report) -> str:
