@@ -165,43 +165,30 @@ def _result(f: Finding, rule_index: int, prints: dict[str, str], root: Path, sou
     )
 
 
-# Fixes a tool can apply without judgement (§3.55), by rule id: the exact call text that the
-# finding's span must hold, and what replaces it. `torch._dynamo.graph_break()` does nothing in
-# eager code, so replacing the statement with `pass` keeps behaviour (and any enclosing block).
-MECHANICAL_FIXES: dict[str, tuple[frozenset[str], str, str]] = {
-    "BRK209": (
-        frozenset({"torch._dynamo.graph_break()", "_dynamo.graph_break()"}),
-        "pass",
-        "Replace the explicit graph break with `pass`",
-    ),
-}
-
-
 def _fixes(f: Finding, root: Path, sources: SourceCache) -> list[Fix] | None:
-    """§3.27.30 `fixes`: only where the change is mechanical (see MECHANICAL_FIXES).
+    """§3.27.30 `fixes`: the finding's rewrite (breakscan.fix), the same edits `--fix` applies.
 
-    The span must be one line, hold exactly the expected call, and be the whole statement on
-    that line (only a comment may follow), so the replacement cannot change anything else.
+    Each edit is a `replacement` (§3.57): `deletedRegion` (whole lines, UTF-16 columns; an empty
+    region inserts) and `insertedContent`. Unsafe rewrites say so in their description.
     """
-    spec = MECHANICAL_FIXES.get(f.rule_id)
-    line = sources.line(f.path, f.line)
-    if spec is None or line is None or f.end_column is None or f.end_line not in (None, f.line):
+    if f.rewrite is None:
         return None
-    expected, replacement, description = spec
-    start, end = f.column - 1, f.end_column - 1
-    span, before, after = line[start:end], line[:start], line[end:].strip()
-    if span not in expected or before.strip() or (after and not after.startswith("#")):
-        return None
-    deleted = Region(
-        start_line=f.line,
-        start_column=utf16_column(line, f.column),
-        end_line=f.line,
-        end_column=utf16_column(line, f.end_column),
-    )
-    change = ArtifactChange(
-        artifact_location=artifact_location(f.path, root),
-        replacements=[Replacement(deleted_region=deleted, inserted_content=ArtifactContent(text=replacement))],
-    )
+    replacements = [
+        Replacement(
+            deleted_region=Region(
+                start_line=e.line,
+                start_column=utf16_column(sources.line(f.path, e.line), e.column),
+                end_line=e.end_line,
+                end_column=utf16_column(sources.line(f.path, e.end_line), e.end_column),
+            ),
+            inserted_content=ArtifactContent(text=e.text),
+        )
+        for e in sorted(f.rewrite.edits, key=lambda e: (e.line, e.column))
+    ]
+    description = " ".join(f.rewrite.description.split())
+    if f.rewrite.safety != "safe":
+        description += " (unsafe fix: applied by `breakscan --fix --unsafe-fixes`)"
+    change = ArtifactChange(artifact_location=artifact_location(f.path, root), replacements=replacements)
     return [Fix(description=Message(text=description), artifact_changes=[change])]
 
 
