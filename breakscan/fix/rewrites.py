@@ -167,8 +167,8 @@ def where(src: SourceFile, finding: Finding) -> list[Edit] | None:
     when `y` is bound before the `if`). Both sides are then evaluated on every call."""
     test = src.node_at(finding, cst.BaseExpression)
     node = src.parent(test) if test is not None else None
-    if not isinstance(node, cst.If) or node.test is not test:
-        return None
+    if not isinstance(node, cst.If) or node.test is not test or isinstance(src.parent(node), cst.If):
+        return None  # not an `if` test, or an `elif` (the statement would land after its `if`)
     then = _single_assign(node.body)
     if then is None:
         return None
