@@ -12,21 +12,23 @@ START, END = "<!-- rule-index:start -->", "<!-- rule-index:end -->"
 
 
 def rule_index(rules: dict[str, Rule]) -> str:
-    """A Markdown table per family: id, name, kind, severity, GB ids (linked), torch, title."""
+    """A Markdown table per family: id, name, kind, severity, GB ids (linked), torch, fix safety
+    (`safe`/`unsafe` for rules `--fix` can rewrite), title."""
     out: list[str] = []
     for prefix, family in FAMILIES.items():
         members = [r for r in rules.values() if r.family == prefix]
         if not members:
             continue
         out += [f"**{prefix}xx — {family}**", "",
-                "| id | name | kind | severity | Dynamo GB ids | torch | what it flags |",
-                "|---|---|---|---|---|---|---|"]
+                "| id | name | kind | severity | Dynamo GB ids | torch | fix | what it flags |",
+                "|---|---|---|---|---|---|---|---|"]
         for r in members:
             gbs = ", ".join(f"[{g}]({GB_SITE.format(g.lower())})" for g in r.gb_ids) or "—"
             title = r.title.replace("|", "\\|")
             note = " (CUDA only)" if r.requires == "cuda" else ""
+            fix = r.autofix.safety if r.autofix else "—"
             out.append(f"| {r.id} | {r.name} | {r.kind.value} | {r.severity.value} | {gbs} | "
-                       f"{r.torch_versions} | {title}{note} |")
+                       f"{r.torch_versions} | {fix} | {title}{note} |")
         out.append("")
     return "\n".join(out).rstrip() + "\n"
 
