@@ -282,3 +282,13 @@ def test_line_edit_widens_to_whole_lines():
     edit = source.line_edit("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 20\nc = 3\n")
     assert edit == source.Edit(2, 1, 3, 1, "b = 20\n")
     assert source.apply_edits("a = 1\nb = 2\nc = 3\n", [edit]) == "a = 1\nb = 20\nc = 3\n"
+
+
+def test_two_identical_calls_in_one_function_are_both_fixed(tmp_path):
+    """Both `print(x)` lines are found (one span per statement, not two) and both guarded."""
+    path = tmp_path / "m.py"
+    path.write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    y = x + 1\n    print(x)\n"
+                    "    return y\n", encoding="utf-8")
+    outcome = fix_paths([path], Config(dynamic=False), load_catalog(), root=tmp_path)
+    assert [f.line for f in outcome.fixed] == [6, 8]
+    assert path.read_text(encoding="utf-8").count("if not torch.compiler.is_compiling():") == 2
