@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import importlib.util
+import os
+import tempfile
 import textwrap
 from pathlib import Path
 
@@ -10,6 +12,9 @@ import pytest
 
 from breakscan.catalog import load_catalog
 from breakscan.static.engine import scan_files
+
+# Never read or write the user's cache from tests.
+os.environ.setdefault("BREAKSCAN_CACHE_DIR", tempfile.mkdtemp(prefix="breakscan-test-cache-"))
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"

@@ -20,6 +20,19 @@ from breakscan import __version__
 FORMAT = 1
 
 
+def code_version() -> str:
+    """Digest of the code whose output is cached (the static pass, findings, catalog loader):
+    a cache written by other code is foreign, even under the same version number."""
+    here = Path(__file__).resolve().parent
+    digest = hashlib.blake2b(__version__.encode(), digest_size=12)
+    for path in sorted([*here.glob("*.py"), here.parent / "findings.py", here.parent / "catalog.py"]):
+        try:
+            digest.update(path.read_bytes())
+        except OSError:
+            pass
+    return digest.hexdigest()
+
+
 def cache_dir() -> Path:
     """`$BREAKSCAN_CACHE_DIR`, else the platform's user cache directory (platformdirs)."""
     override = os.environ.get("BREAKSCAN_CACHE_DIR")
@@ -54,7 +67,7 @@ class Cache:
             with open(self.path, "rb") as handle:
                 data = pickle.load(handle)
             if (isinstance(data, dict) and data.get("format") == FORMAT
-                    and data.get("breakscan") == __version__):
+                    and data.get("breakscan") == code_version()):
                 self.index, self.checks = dict(data["index"]), dict(data["checks"])
         except Exception:  # corrupt, truncated, foreign, unreadable: start afresh
             self.index, self.checks = {}, {}
@@ -109,7 +122,7 @@ class Cache:
             self.directory.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(prefix=".cache.", dir=self.directory)
             with os.fdopen(fd, "wb") as handle:
-                pickle.dump({"format": FORMAT, "breakscan": __version__, "index": self.index,
+                pickle.dump({"format": FORMAT, "breakscan": code_version(), "index": self.index,
                              "checks": self.checks}, handle, protocol=4)
             os.replace(tmp, self.path)
             self._dirty = False

@@ -24,6 +24,10 @@ from breakscan.static.walk import walk
 
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
                       "operator.index"}
+SIZE_METHODS = {"narrow", "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand",
+                "repeat", "tile", "unflatten"}
+SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+                  "torch.randint", "torch.arange", "torch.linspace", "torch.eye"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
                 "register_full_backward_pre_hook", "register_backward_hook",
                 "register_module_forward_hook"}
@@ -74,7 +78,7 @@ DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_s
 _TENSOR_NAME = re.compile(r"(^|_)(x|y|h|mask|masks|states|ids|embeds|embeddings|tensor|tensors|inputs?|"
                           r"hidden|logits|labels|bias|weights?|scores|values|keys|query|queries|features|"
                           r"pixel_values|input_values|probs|target|targets|grad|out|output)$")
-_SCALAR_NAME = re.compile(r"^(is_|use_|output_|return_|has_|do_|num_|n_|max_|min_|enable_|training|"
+_SCALAR_NAME = re.compile(r"^(use_|output_|return_|has_|do_|num_|n_|max_|min_|enable_|training|"
                           r"layer_idx|cache_position|past_key_value)")
 
 
@@ -89,7 +93,7 @@ def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
     kind = annotation_kind(param.annotation.annotation if param.annotation else None)
     if kind is not None:
         return kind
-    if _SCALAR_NAME.match(param.name.value):
+    if is_forward_or_root and _SCALAR_NAME.match(param.name.value):
         return T.SCALAR
     default = param.default
     if default is not None:
@@ -331,6 +335,8 @@ class RegionVisitor:
                 for rule in self.rules.logger_methods[meth]:
                     self._emit(rule, node)
                 return
+            if meth in SIZE_METHODS and self.env.is_tensor(func.value):
+                self._size_arguments(node)
             if meth in HOOK_METHODS and self._is_module_receiver(func.value):
                 self._emit_check("hook-in-forward", node)
         name = dotted_name(func)
@@ -342,6 +348,8 @@ class RegionVisitor:
         for rule in self.rules.rules_for_call(qual):
             self._emit(rule, node)
         args = [a.value for a in node.args if not a.keyword and not a.star]
+        if qual in SIZE_FACTORIES:
+            self._size_arguments(node)
         if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("scalar-conversion", node)
         elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
@@ -357,6 +365,13 @@ class RegionVisitor:
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+
+    def _size_arguments(self, node: cst.Call) -> None:
+        assert self.env is not None
+        for arg in node.args:
+            if arg.keyword is None and not arg.star and self.env.is_tensor(arg.value):
+                self._emit_check("tensor-size-argument", node)
+                return
 
     def _is_shadowed(self, name: str) -> bool:
         head = name.split(".")[0]
@@ -513,6 +528,7 @@ IMPLEMENTED_CHECKS = {
     "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",
     "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
     "module-counter", "string-argument", "where-one-arg", "data-ptr-use",
+    "tensor-size-argument",
 }
 
 
