@@ -79,6 +79,8 @@ def test_rule_file_is_well_formed(rule: Rule):
     assert not unknown, f"[match] keys outside the static vocabulary: {unknown}"
     if "check" in rule.match:
         assert rule.match.get("description"), "a named check needs a precise description"
+    if rule.family == "BRK9":
+        return  # breakscan's own errors: no code pattern, no example to confirm
     assert raw.get("verified"), "state the torch versions the examples were confirmed on"
     assert rule.breaking and rule.fixed, "a rule needs a breaking and a fixed example"
 
