@@ -145,10 +145,10 @@ def sweep(trees: list[Path], workers: int, chunk_size: int, timeout: float, top:
     while pending or running:
         while pending and len(running) < workers:
             chunk = pending.pop(0)
-            listing = tmp / f"chunk{len(pending)}.json"
+            listing = tmp / f"chunk{len(chunks) - len(pending)}.json"
             listing.write_text(json.dumps([str(p) for p in chunk]))
             proc = subprocess.Popen([sys.executable, __file__, "--chunk", str(listing)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                    stdout=subprocess.DEVNULL, stderr=listing.with_suffix(".err").open("w"))
             running.append((proc, listing, chunk, time.perf_counter()))
         time.sleep(0.05)
         for item in list(running):
@@ -157,11 +157,12 @@ def sweep(trees: list[Path], workers: int, chunk_size: int, timeout: float, top:
                 continue
             if proc.poll() is None:
                 proc.kill()
-            out, err = proc.communicate()
+            proc.wait()
+            err = listing.with_suffix(".err").read_text(errors="replace")
             running.remove(item)
             done += 1
             if proc.returncode == 0:
-                results.append(json.loads(out))
+                results.append(json.loads(listing.with_suffix(".out").read_text()))
             else:
                 dead.append(f"{chunk[0]} (+{len(chunk) - 1}): exit {proc.returncode}: {err.strip()[-300:]}")
             if done % 10 == 0 or done == len(chunks):
@@ -269,7 +270,8 @@ def main() -> int:
     parser.add_argument("--chunk", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.chunk:
-        print(json.dumps(scan_chunk([Path(p) for p in json.loads(args.chunk.read_text())])))
+        result = scan_chunk([Path(p) for p in json.loads(args.chunk.read_text())])
+        args.chunk.with_suffix(".out").write_text(json.dumps(result))  # not stdout: a full pipe would block
         return 0
     if args.fuzz:
         return fuzz(args.fuzz)
