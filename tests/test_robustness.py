@@ -49,6 +49,8 @@ CASES: dict[str, tuple[bytes, str]] = {
     "calls_3000.py": (b"x = " + b"f(" * 3000 + b"1" + b")" * 3000 + b"\n", "BRK901"),
     "unary_100000.py": (b"x = " + b"-" * 100_000 + b"1\n", "BRK901"),
     "binop_20000.py": (b"x = " + b"+".join([b"a"] * 20_000) + b"\n", "BRK901"),
+    # CPython accepts it, libcst's parser does not: an honest BRK901 naming libcst (the model is lost)
+    "strcat_5000_libcst_limit.py": (GOOD.encode() + b"S = " + b" ".join([b"'a'"] * 5000) + b"\n", "BRK901"),
     "lone_surrogate_escape.py": (b"s = '\\ud800'\n" + GOOD.encode(), "ok"),
     "form_feed.py": (b"\x0cimport torch\n\x0c\nx = 1\n", "ok"),
     "unicode_names.py": ("import torch\nclass Mödel(torch.nn.Module):\n    def forward(self, ẋ):\n"
