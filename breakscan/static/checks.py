@@ -54,6 +54,7 @@ class RuleIndex:
         self.tensor_methods: dict[str, list[Rule]] = {}
         self.logger_methods: dict[str, list[Rule]] = {}
         self.checks: dict[str, list[Rule]] = {}
+        self._call_memo: dict[str, list[Rule]] = {}
         for rule in rules:
             match = rule.match
             for pattern in match.get("calls", ()):
@@ -66,9 +67,13 @@ class RuleIndex:
                 self.checks.setdefault(match["check"], []).append(rule)
 
     def rules_for_call(self, qualname: str) -> list[Rule]:
-        """Rules whose `calls` patterns match a qualified callee name."""
-        return [rule for pattern, rule in self.calls
+        """Rules whose `calls` patterns match a qualified callee name (memoized per name)."""
+        found = self._call_memo.get(qualname)
+        if found is None:
+            found = self._call_memo[qualname] = [
+                rule for pattern, rule in self.calls
                 if qualname == pattern or fnmatch.fnmatchcase(qualname, pattern)]
+        return found
 
 
 # `.item()`, `.tolist()`... exist on tensors (and NumPy arrays, which Dynamo also traces as

@@ -67,7 +67,7 @@ class FileIndex:
     error: Finding | None = None
 
 
-def parse_file(path: Path) -> _Parsed | Finding:
+def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
     """Parse one file with libcst; a file it cannot read or parse becomes an error Finding.
 
     Never raises. CPython's own parser checks the file first: it rejects, with a clean
@@ -79,7 +79,7 @@ def parse_file(path: Path) -> _Parsed | Finding:
     data = read_source(path)
     if isinstance(data, Finding):
         return data
-    rejected = _cpython_rejects(path, data)
+    rejected = None if cpython_checked else _cpython_rejects(path, data)  # phase A parsed it already
     if rejected is not None:
         return rejected
     try:
@@ -200,7 +200,7 @@ def _decode(data: bytes, encoding: str) -> str:
 
 def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
     """Prefer CPython's own location and wording; libcst's when CPython accepts the file."""
-    rejected = _cpython_rejects(path, data)
+    rejected = _cpython_rejects(path, data)  # rare path: libcst failed, so ask CPython for its wording
     if rejected is not None:
         return rejected
     return _error(path, exc.raw_line, exc.raw_column + 1,
@@ -249,7 +249,7 @@ def index_file(path: Path) -> FileIndex:
 def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
                verbose: bool = False) -> list[Finding]:
     """Parse `path` with libcst and check its region functions. Never raises."""
-    item = parse_file(path)
+    item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
     if isinstance(item, Finding):
         return [item]
     try:
@@ -278,7 +278,8 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
     if not visitor.hits:
         return errors
-    spans = Locator(item.module, item.source).spans([(h.node, h.function) for h in visitor.hits])
+    spans = Locator(item.module, item.source).spans(
+        [(h.node, h.function, _extent(h.region)) for h in visitor.hits])
     lines = item.source.splitlines()
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
@@ -299,6 +300,12 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     return errors + findings
 
 
+def _extent(region: Region) -> tuple[int, int, int] | None:
+    """(first line, last line, indent) of a region function, from the ast index."""
+    fn = region.function
+    return (fn.line, fn.end_line, fn.indent) if fn.end_line else None
+
+
 def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: RuleIndex,
                   verbose: bool) -> list[Finding]:
     """BRK900 findings for RegionVisitor methods that raised: one per method and file, at the
@@ -311,7 +318,7 @@ def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: Rul
         first.setdefault(err.method, err)
         counts[err.method] = counts.get(err.method, 0) + 1
     try:
-        spans = Locator(item.module, item.source).spans([(e.node, function_of(e)) for e in first.values()])
+        spans = Locator(item.module, item.source).spans([(e.node, function_of(e), None) for e in first.values()])
         lines = [(span.line, span.column) for span in spans]
     except Exception:  # positions are a nicety here; the finding is not
         lines = [(1, 1)] * len(first)

@@ -68,9 +68,11 @@ class FunctionInfo:
     name: str
     qualname: str  # within the module: "f", "Class.method"
     occurrence: int  # 0 unless the same qualname is defined again (if/else variants)
-    line: int
+    line: int  # first line: the first decorator's, else the `def`'s
     decorators: list[str] = field(default_factory=list)
     calls: list[CallRef] = field(default_factory=list)
+    end_line: int = 0
+    indent: int = 0  # columns of indentation of the `def` (code points)
 
 
 @dataclass
@@ -233,8 +235,9 @@ class _Indexer:
         occurrence = self.seen.get(qualname, 0)
         self.seen[qualname] = occurrence + 1
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-        fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node))
-        _CallCollector(self.info, fn, self).visit_body(node.body)
+        fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
+                          end_line=node.end_lineno or 0, indent=node.col_offset)
+        _collect_calls(self.info, fn, node.body, self)
         if DISABLE_DECORATORS & set(fn.decorators):
             owner = cls.qualname if cls else self.info.name
             self.info.disabled.add(f"{owner}.{node.name}")
@@ -325,47 +328,40 @@ class _Indexer:
                         self.info.compile_targets.append(dotted)
 
 
-class _CallCollector(ast.NodeVisitor):
-    """Calls in a function body, skipping branches Dynamo does not trace and nested classes."""
+def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> None:
+    """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
-    def __init__(self, info: ModuleInfo, fn: FunctionInfo, indexer: _Indexer) -> None:
-        self.info = info
-        self.fn = fn
-        self.indexer = indexer
-
-    def visit_body(self, body: list[ast.stmt]) -> None:
-        for stmt in body:
-            self.visit(stmt)
-
-    def visit_If(self, node: ast.If) -> None:
-        known = compiling_guard(self.info, node.test)
-        if known is None:
-            self.generic_visit(node)
-        elif known:
-            self.visit_body(node.body)
-        else:
-            self.visit_body(node.orelse)
-
-    def visit_Global(self, node: ast.Global) -> None:
-        self.indexer.globals_declared.update(node.names)
-
-    def visit_Call(self, node: ast.Call) -> None:
-        func = node.func
-        if isinstance(func, ast.Attribute):
-            recv = func.value
-            if isinstance(recv, ast.Name) and recv.id == "self":
-                self.fn.calls.append(CallRef("self", func.attr))
-            elif isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
-                self.fn.calls.append(CallRef("super", func.attr))
+    Iterative and dispatch-free: this runs over every function of every file in phase A.
+    """
+    stack: list[ast.AST] = list(body)
+    calls = fn.calls
+    while stack:
+        node = stack.pop()
+        kind = type(node)
+        if kind is ast.If and isinstance(node.test, (ast.Call, ast.UnaryOp)):
+            known = compiling_guard(info, node.test)
+            if known is not None:
+                stack.extend(node.body if known else node.orelse)
+                continue
+        elif kind is ast.Call:
+            func = node.func
+            if type(func) is ast.Attribute:
+                recv = func.value
+                if type(recv) is ast.Name and recv.id == "self":
+                    calls.append(CallRef("self", func.attr))
+                elif type(recv) is ast.Call and ast_dotted(recv.func) == "super":
+                    calls.append(CallRef("super", func.attr))
+                else:
+                    name = ast_dotted(func)
+                    if name:
+                        calls.append(CallRef("name", name))
             else:
                 name = ast_dotted(func)
                 if name:
-                    self.fn.calls.append(CallRef("name", name))
-        else:
-            name = ast_dotted(func)
-            if name:
-                self.fn.calls.append(CallRef("name", name))
-        self.generic_visit(node)
+                    calls.append(CallRef("name", name))
+        elif kind is ast.Global:
+            indexer.globals_declared.update(node.names)
+        stack.extend(ast.iter_child_nodes(node))
 
 
 def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str | None = None) -> ModuleInfo:

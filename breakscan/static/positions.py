@@ -20,6 +20,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from breakscan.static.walk import iter_functions
 
 _SPACE = re.compile(r"\s+")
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # lines as CPython counts them
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,8 @@ class Locator:
         self._ast_functions: list[ast.AST] | None = None
         self._cst_functions: dict[int, int] | None = None
         self._segments: dict[int, dict[str, list[Span]]] = {}
+        self._snippets: dict[int, dict[str, list[Span]] | None] = {}
+        self._text_lines: list[str] | None = None
         self._fallback: dict | None = None
 
     def _prepare(self) -> bool:
@@ -78,15 +81,24 @@ class Locator:
             self._cst_functions = {}
         return True
 
-    def spans(self, hits: list[tuple[cst.CSTNode, cst.FunctionDef]]) -> list[Span]:
-        """Spans for (node, enclosing region function) pairs, in order."""
-        self._prepare()
+    def spans(self, hits: list[tuple[cst.CSTNode, cst.FunctionDef, tuple[int, int, int] | None]]) -> list[Span]:
+        """Spans for (node, enclosing region function, its (first line, last line, indent)
+        from the ast index, or None) triples, in order."""
         seen: dict[tuple[int, str], int] = defaultdict(int)
         out = []
-        for node, function in hits:
+        for node, function, extent in hits:
             text = _norm(self.module.code_for_node(_expr_of(node)))
-            index = self._cst_functions.get(id(function)) if self._cst_functions else None
             span = None
+            snippet = self._snippet_segments(id(function), extent) if extent else None
+            if snippet is not None:
+                candidates = snippet.get(text, [])
+                k = seen[(-id(function), text)]
+                if k < len(candidates):
+                    seen[(-id(function), text)] += 1
+                    out.append(candidates[k])
+                    continue
+            self._prepare()
+            index = self._cst_functions.get(id(function)) if self._cst_functions else None
             if index is not None:
                 candidates = self._function_segments(index).get(text, [])
                 k = seen[(index, text)]
@@ -95,6 +107,40 @@ class Locator:
                     seen[(index, text)] += 1
             out.append(span or self._slow(node))
         return out
+
+    def _snippet_segments(self, key: int, extent: tuple[int, int, int]) -> dict[str, list[Span]] | None:
+        """Segments of one function parsed alone: its lines, de-indented (cheaper than the file)."""
+        if key in self._snippets:
+            return self._snippets[key]
+        first, last, indent = extent
+        if self._text_lines is None:
+            self._text_lines = _LINE.findall(self.source)
+        lines = self._text_lines[first - 1:last]
+        shifted = [line[:indent].strip() == "" and len(line) > indent for line in lines]
+        body = "".join(line[indent:] if cut else line for line, cut in zip(lines, shifted))
+        result: dict[str, list[Span]] | None = None
+        try:
+            tree = ast.parse(body)
+            root = tree.body[0] if len(tree.body) == 1 else None
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            root = None
+        if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            blines = [line.encode("utf-8") for line in _LINE.findall(body)]
+            result = defaultdict(list)
+            for node in _preorder(root):
+                if node is root or not isinstance(node, (ast.expr, ast.stmt)) or node.end_lineno is None:
+                    continue
+                found = _segment_of(blines, node)
+                if found is None:
+                    continue
+                raw, (l1, c1, l2, c2) = found
+                span = Span(first - 1 + l1, c1 + (indent if shifted[l1 - 1] else 0),
+                            first - 1 + l2, c2 + (indent if shifted[l2 - 1] else 0))
+                result[_norm(raw)].append(span)
+            for spans in result.values():
+                spans.sort(key=lambda sp: (sp.line, sp.column))
+        self._snippets[key] = result
+        return result
 
     def _function_segments(self, index: int) -> dict[str, list[Span]]:
         cached = self._segments.get(index)
@@ -133,6 +179,21 @@ class Locator:
             self._fallback = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
         pos = self._fallback[node]
         return Span(pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
+
+
+def _segment_of(lines: list[bytes], node: ast.AST) -> tuple[str, tuple[int, int, int, int]] | None:
+    """(source text, (line, column, end line, end column)) of an ast node; columns 1-based
+    code points (ast gives UTF-8 byte offsets)."""
+    l1, c1, l2, c2 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
+    if l2 is None or c2 is None or l1 > len(lines) or l2 > len(lines):
+        return None
+    if l1 == l2:
+        raw = lines[l1 - 1][c1:c2]
+    else:
+        raw = lines[l1 - 1][c1:] + b"".join(lines[l1:l2 - 1]) + lines[l2 - 1][:c2]
+    col = len(lines[l1 - 1][:c1].decode("utf-8", "replace")) + 1
+    end_col = len(lines[l2 - 1][:c2].decode("utf-8", "replace")) + 1
+    return raw.decode("utf-8", "replace"), (l1, col, l2, end_col)
 
 
 def _expr_of(node: cst.CSTNode) -> cst.CSTNode:
