@@ -138,6 +138,6 @@ def _types_summary(index) -> list:
         for cls in module.classes.values():
             out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
                         tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
-                        tuple(sorted(cls.numeric_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
+                        tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
         out.append((name, tuple(sorted(module.disabled))))
     return out

@@ -429,6 +429,10 @@ class RegionVisitor:
     def _note_target(self, target: cst.BaseExpression) -> None:
         if isinstance(target, cst.Subscript):
             self._stores.add(id(target))
+        elif (self.region is not None and self.region.cls is not None and isinstance(target, cst.Attribute)
+              and isinstance(target.value, cst.Name) and target.value.value == "self"
+              and target.attr.value in self.index.inherited(self.region.cls.qualname, "buffer_attrs")):
+            self._emit_check("buffer-reassign", target)
         elif (self.region is not None and isinstance(target, cst.Attribute)
               and target.attr.value == "requires_grad"):
             self._emit_check("requires-grad-set", target)
@@ -533,7 +537,7 @@ IMPLEMENTED_CHECKS = {
     "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",
     "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
     "module-counter", "string-argument", "where-one-arg", "data-ptr-use",
-    "tensor-size-argument",
+    "tensor-size-argument", "buffer-reassign",
 }
 
 

@@ -87,6 +87,7 @@ class ClassInfo:
     tensor_attrs: set[str] = field(default_factory=set)  # parameters and buffers
     scalar_attrs: set[str] = field(default_factory=set)  # python values set in __init__
     numeric_attrs: set[str] = field(default_factory=set)  # int/float literals set in __init__
+    buffer_attrs: set[str] = field(default_factory=set)  # `self.x = nn.Buffer(...)`
 
 
 @dataclass
@@ -282,8 +283,10 @@ class _Indexer:
             return
         if isinstance(value, ast.Call):
             head = self.info.qualify(ast_dotted(value.func) or "")
-            if head in TENSOR_FACTORIES or head.endswith(".Parameter"):
+            if head in TENSOR_FACTORIES or head.endswith((".Parameter", ".Buffer")):
                 cls.tensor_attrs.add(attr)
+                if head.endswith(".Buffer"):
+                    cls.buffer_attrs.add(attr)
                 return
         called = [self.info.qualify(n) for n in
                   (ast_dotted(c.func) for c in ast.walk(value) if isinstance(c, ast.Call)) if n]
@@ -443,14 +446,18 @@ class ProjectIndex:
                 return found
         return None
 
-    def numeric_attrs(self, cls_qualname: str, _depth: int = 0) -> set[str]:
+    def numeric_attrs(self, cls_qualname: str) -> set[str]:
         """Attributes `__init__` binds to int/float literals, including project bases."""
+        return self.inherited(cls_qualname, "numeric_attrs")
+
+    def inherited(self, cls_qualname: str, attr_set: str, _depth: int = 0) -> set[str]:
+        """A ClassInfo set field (`numeric_attrs`, `buffer_attrs`...) unioned over project bases."""
         hit = self.lookup_class(cls_qualname)
         if hit is None or _depth > 20:
             return set()
-        found = set(hit[1].numeric_attrs)
+        found = set(getattr(hit[1], attr_set))
         for base in hit[1].bases:
-            found |= self.numeric_attrs(base, _depth + 1)
+            found |= self.inherited(base, attr_set, _depth + 1)
         return found
 
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
