@@ -130,6 +130,8 @@ class Locator:
             for node in _preorder(root):
                 if node is root or not isinstance(node, (ast.expr, ast.stmt)) or node.end_lineno is None:
                     continue
+                if isinstance(node, ast.Expr):
+                    continue  # an expression statement has its expression's span: count it once
                 found = _segment_of(blines, node)
                 if found is None:
                     continue
