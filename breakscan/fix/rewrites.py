@@ -54,30 +54,31 @@ def with_torch(src: SourceFile, edits: list[Edit]) -> tuple[str, list[Edit]]:
     return "torch", edits + ([edit] if edit else [])
 
 
+def _imports(stmt: cst.BaseStatement) -> list[cst.BaseSmallStatement]:
+    if isinstance(stmt, cst.SimpleStatementLine):
+        return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
+    return []
+
+
 def _import_torch_edit(src: SourceFile) -> Edit | None:
-    """Insert `import torch` before the first `from torch... import`, else after the first run of
-    top-level imports (after the docstring and `from __future__` when there are none)."""
-    body = list(src.module.body)
-    new = cst.parse_statement("import torch\n")
-
-    def imports(stmt: cst.BaseStatement) -> list[cst.BaseSmallStatement]:
-        if isinstance(stmt, cst.SimpleStatementLine):
-            return [s for s in stmt.body if isinstance(s, (cst.Import, cst.ImportFrom))]
-        return []
-
+    """Insert `import torch` just before the first `from torch... import`, else after the first
+    run of top-level imports (after the docstring and `from __future__` when there are none)."""
+    body, tops = src.module.body, src.tops
+    if not tops:
+        return None
+    line = src.module.default_newline
     for i, stmt in enumerate(body):
         if any(isinstance(s, cst.ImportFrom) and (dotted_name(s.module) or "").split(".")[0] == "torch"
-               for s in imports(stmt)):
-            body[i:i + 1] = [new.with_changes(leading_lines=stmt.leading_lines), stmt.with_changes(leading_lines=())]
-            return line_edit(src.text, src.module.with_changes(body=body).code)
+               for s in _imports(stmt)):
+            return Edit(tops[i][0], 1, tops[i][0], 1, "import torch" + line)
     at = 0
     for i, stmt in enumerate(body):
-        if imports(stmt) or (i == 0 and m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))):
+        if _imports(stmt) or (i == 0 and m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))):
             at = i + 1
         elif at:
             break
-    body.insert(at, new)
-    return line_edit(src.text, src.module.with_changes(body=body).code)
+    where = tops[at - 1][1] + 1 if at else tops[0][0]
+    return Edit(where, 1, where, 1, "import torch" + line)
 
 
 # statements -----------------------------------------------------------------------------------------
@@ -91,6 +92,16 @@ def _call_statement(src: SourceFile, finding: Finding) -> cst.SimpleStatementLin
     return line if isinstance(src.parent(line), cst.IndentedBlock) else None
 
 
+def _under_compiling_guard(src: SourceFile, node: cst.CSTNode) -> bool:
+    """Whether an enclosing `if` already tests `is_compiling()` (never guard twice)."""
+    parent = src.ancestor(node, cst.If)
+    while parent is not None:
+        if "is_compiling" in src.module.code_for_node(parent.test):
+            return True
+        parent = src.ancestor(parent, cst.If)
+    return False
+
+
 @rewrite("guard-compiling")
 def guard_compiling(src: SourceFile, finding: Finding) -> list[Edit] | None:
     """`print(...)` → `if not torch.compiler.is_compiling():` + the call, indented.
@@ -99,7 +110,7 @@ def guard_compiling(src: SourceFile, finding: Finding) -> list[Edit] | None:
     Only a call that is a whole statement of its own line is rewritten.
     """
     line = _call_statement(src, finding)
-    if line is None:
+    if line is None or _under_compiling_guard(src, line):
         return None
     torch, extra = with_torch(src, [])
     guard = cst.If(

@@ -25,17 +25,20 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 @dataclass
 class SourceFile:
-    """A parsed file with positions and parents of every node (see the module docstring)."""
+    """A parsed file whose node positions and parents are resolved per top-level statement,
+    on demand: PositionProvider code-generates what it covers, and a finding needs only the
+    statement (class, function) that holds it."""
 
     path: Path
     data: bytes
     module: cst.Module
-    positions: dict = field(repr=False)
-    parents: dict = field(repr=False)
-
-    @property
-    def text(self) -> str:
-        return self.module.code
+    text: str
+    tops: list[tuple[int, int]] = field(repr=False)  # (first line, last line) per module.body item
+    positions: dict = field(default_factory=dict, repr=False)  # node -> CodeRange, file lines
+    parents: dict = field(default_factory=dict, repr=False)
+    _done: set[int] = field(default_factory=set, repr=False)
+    _line_starts: list[int] | None = field(default=None, repr=False)
+    _by_start: dict = field(default_factory=dict, repr=False)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
@@ -50,26 +53,110 @@ class SourceFile:
     def span(self, node: cst.CSTNode) -> CodeRange:
         return self.positions[node]
 
+    def _resolve(self, line: int) -> None:
+        """Positions and parents of the top-level statement holding `line` (all when unknown)."""
+        found = [i for i, (first, last) in enumerate(self.tops) if first <= line <= last]
+        i = found[0] if found else -1
+        if i in self._done or -1 in self._done:
+            return
+        self._done.add(i)
+        if i >= 0:
+            top = self.module.body[i]
+            first, last = self.tops[i]
+            alone = self.module.with_changes(body=[top.with_changes(leading_lines=())], header=(), footer=())
+            starts = self._starts()
+            if alone.code == self.text[to_offset(starts, first, 1):to_offset(starts, last + 1, 1)]:
+                self._add(MetadataWrapper(alone, unsafe_skip_copy=True), first - 1, {alone.body[0]: top})
+                return
+        self._done.add(-1)  # the statement does not round-trip alone: resolve the whole module
+        self._add(MetadataWrapper(self.module, unsafe_skip_copy=True), 0, {})
+
+    def _add(self, wrapper: MetadataWrapper, shift: int, alias: dict) -> None:
+        meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
+        for node, r in meta[PositionProvider].items():
+            node = alias.get(node, node)
+            moved = CodeRange((r.start.line + shift, r.start.column), (r.end.line + shift, r.end.column))
+            self.positions[node] = moved
+            self._by_start.setdefault((moved.start.line, moved.start.column), []).append(node)
+        for node, parent in meta[ParentNodeProvider].items():
+            node, parent = alias.get(node, node), alias.get(parent, parent)
+            self.parents[node] = self.module if isinstance(parent, cst.Module) else parent
+
     def node_at(self, finding: Finding, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
         """The node of type `kind` that a finding points at (its start, and end when known).
 
         Positions of parenthesised expressions may include or exclude the parentheses on
         either side, so an exact match is tried first, then the node starting there.
         """
+        self._resolve(finding.line)
         start = (finding.line, finding.column - 1)
         end = (finding.end_line, finding.end_column - 1) if finding.end_line and finding.end_column else None
-        starting = [n for n, r in self.positions.items()
-                    if isinstance(n, kind) and (r.start.line, r.start.column) == start]
+        starting = [n for n in self._by_start.get(start, ()) if isinstance(n, kind) and self._holds(n, finding)]
         for node in starting:
             r = self.positions[node]
             if end is None or (r.end.line, r.end.column) == end:
                 return node
         return starting[0] if len(starting) == 1 else None
 
+    def _holds(self, node: cst.CSTNode, finding: Finding) -> bool:
+        """Whether `node`'s text is the code the finding quotes (a finding placed on the wrong
+        node must not be rewritten there); findings that quote nothing, or a cut, pass."""
+        code = finding.code
+        if not code or code.endswith("..."):
+            return True
+        return self.module.code_for_node(node).strip() == code
+
     def replace(self, old: cst.CSTNode, new: cst.CSTNode | cst.RemovalSentinel) -> Edit | None:
-        """The whole-line edit that turns this file's text into the text with `old` replaced."""
+        """The whole-line edit that turns this file's text into the text with `old` replaced.
+
+        Only the innermost statement holding `old` is code-generated, at its own indentation
+        (a whole module per finding is slow on large files); the whole module when that
+        statement does not render back to its own lines.
+        """
+        stmt = old if isinstance(old, cst.BaseStatement) else self.ancestor(old, cst.BaseStatement)
+        if stmt is not None and stmt in self.positions:
+            edit = self._replace_in(stmt, old, new)
+            if edit is not None:
+                return edit
         changed = self.module.deep_replace(old, new)
         return line_edit(self.text, changed.code) if isinstance(changed, cst.Module) else None
+
+    def _replace_in(self, stmt: cst.BaseStatement, old: cst.CSTNode, new) -> Edit | None:
+        span = self.positions[stmt]
+        starts = self._starts()
+        begin = to_offset(starts, span.start.line, 1)
+        indent = self.text[begin:begin + span.start.column]
+        if indent.strip():
+            return None  # not at the start of its line (`if x: stmt`)
+        old_text = self.text[begin:to_offset(starts, span.end.line + 1, 1)]
+        if self._render(stmt, indent) != old_text:
+            return None
+        changed = new if stmt is old else stmt.deep_replace(old, new)
+        if isinstance(changed, cst.RemovalSentinel):
+            new_text = ""
+        elif isinstance(changed, cst.BaseStatement):
+            new_text = self._render(changed, indent)
+        else:
+            return None
+        edit = line_edit(old_text, new_text)
+        if edit is None:
+            return None
+        shift = span.start.line - 1
+        return Edit(edit.line + shift, edit.column, edit.end_line + shift, edit.end_column, edit.text)
+
+    def _render(self, stmt: cst.BaseStatement, indent: str) -> str:
+        """`stmt` (without the blank and comment lines above it) as code at `indent`."""
+        from libcst._nodes.internal import CodegenState
+
+        state = CodegenState(default_indent=self.module.default_indent, default_newline=self.module.default_newline,
+                             indent_tokens=[indent] if indent else [])
+        stmt.with_changes(leading_lines=())._codegen(state)
+        return "".join(state.tokens)
+
+    def _starts(self) -> list[int]:
+        if self._line_starts is None:
+            self._line_starts = line_starts(self.text)
+        return self._line_starts
 
 
 def load(path: Path) -> SourceFile | None:
@@ -77,10 +164,30 @@ def load(path: Path) -> SourceFile | None:
     parsed = parse_file(path)
     if isinstance(parsed, Finding):
         return None
-    data = path.read_bytes()
-    wrapper = MetadataWrapper(parsed.module, unsafe_skip_copy=True)
-    meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
-    return SourceFile(path, data, parsed.module, dict(meta[PositionProvider]), dict(meta[ParentNodeProvider]))
+    return SourceFile(path, path.read_bytes(), parsed.module, parsed.source, _top_lines(parsed.module, parsed.source))
+
+
+def _top_lines(module: cst.Module, text: str) -> list[tuple[int, int]]:
+    """(first line, last line) of each top-level libcst statement, from CPython's ast (cheap):
+    decorators included, the blank and comment lines above excluded. Empty when the two trees
+    do not line up (then positions are resolved for the whole module)."""
+    import ast
+
+    try:
+        body = ast.parse(text).body
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out, k = [], 0
+    for stmt in module.body:
+        n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+        group = body[k:k + n]
+        k += n
+        if len(group) != n:
+            return []
+        decorators = getattr(group[0], "decorator_list", [])
+        first = min([group[0].lineno, *(d.lineno for d in decorators)])
+        out.append((first, group[-1].end_lineno or group[-1].lineno))
+    return out if k == len(body) else []
 
 
 def line_starts(text: str) -> list[int]:
