@@ -21,6 +21,7 @@ import pytest
 
 from breakscan.catalog import load_catalog
 from breakscan.findings import Finding, Frame, Kind, Report, Severity, Status
+from breakscan.fix import attach_rewrites
 from breakscan.report import sarif
 from sarif_helpers import FIXTURE_FILES, FIXTURES, fixture_sarif
 
@@ -96,7 +97,7 @@ def test_every_fixture_passes_the_github_rules(tmp_path: Path) -> None:
 
 def test_a_log_with_every_feature_passes_the_github_rules(tmp_path: Path) -> None:
     """Stacks (codeFlows, relatedLocations), region chains, GB-id rules, refuted notes, error
-    notifications, the result cap's notification, a mechanical fix and non-ASCII columns."""
+    notifications, the result cap's notification, a fix (BRK209's rewrite) and non-ASCII columns."""
     tool = multitool()
     src = tmp_path / "src"
     src.mkdir()
@@ -117,6 +118,7 @@ def test_a_log_with_every_feature_passes_the_github_rules(tmp_path: Path) -> Non
         Finding("BRK901", line=1, column=1, severity=Severity.ERROR,
                 **{**base, "kind": Kind.ERROR, "message": "cannot parse"}),
     ]
+    findings = attach_rewrites(findings, load_catalog())  # BRK209's rewrite becomes a SARIF fix
     report = Report(root=tmp_path, findings=findings, torch_version="2.13.0", dynamic_ran=True)
     target = tmp_path / "features.sarif"
     target.write_text(sarif.render(report, load_catalog(), max_results=4), encoding="utf-8")

@@ -33,7 +33,7 @@ def attach_rewrites(findings: list[Finding], rules: dict[str, Rule]) -> list[Fin
     wanted: dict[str, list[int]] = defaultdict(list)
     for i, f in enumerate(findings):
         rule = rules.get(f.rule_id)
-        if rule is not None and rule.autofix is not None and f.status is not Status.REFUTED and f.end_line:
+        if rule is not None and rule.autofix is not None and f.status is not Status.REFUTED:
             wanted[f.path].append(i)
     out = list(findings)
     for path, indices in wanted.items():
