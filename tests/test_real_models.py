@@ -62,9 +62,13 @@ def test_recorded_dynamo_breaks_are_reported_at_transformers_lines(real_report, 
     for rel, line, gb, _gb_type in recorded:
         assert (rel, line, gb) in reported, f"{rel}:{line} {gb} not reported; got {sorted(reported)}"
     for finding in breaks:
-        assert "/transformers/" in Path(finding.path).as_posix()
+        # Outside the scanned project, a break sits at its innermost frame (DESIGN.md); the
+        # transformers frame that led there is in its stack (e.g. CTRL's buffer re-bind
+        # breaks in torch's Module.__setattr__).
+        assert any("/transformers/" in Path(fr.path).as_posix() for fr in finding.stack) or \
+            "/transformers/" in Path(finding.path).as_posix()
         assert re.fullmatch(r"GB\d{4}", finding.rule_id)
-        assert finding.stack and finding.explanation
+        assert finding.explanation
 
 
 def test_real_models_raise_no_error_findings(real_report):
