@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import libcst as cst
-import libcst.matchers as m
 
 from breakscan.findings import Edit, Finding
 from breakscan.fix.source import SourceFile, line_edit
 from breakscan.static.syntax import dotted_name
+from breakscan.static.walk import iter_nodes
 from breakscan.static.tensors import NON_TENSOR_ATTRS, NON_TENSOR_METHODS, TORCH_NON_TENSOR
 
 RewriteFn = Callable[[SourceFile, Finding], "list[Edit] | None"]
@@ -73,7 +73,7 @@ def _import_torch_edit(src: SourceFile) -> Edit | None:
             return Edit(tops[i][0], 1, tops[i][0], 1, "import torch" + line)
     at = 0
     for i, stmt in enumerate(body):
-        if _imports(stmt) or (i == 0 and m.matches(stmt, m.SimpleStatementLine(body=[m.Expr(m.SimpleString())]))):
+        if _imports(stmt) or (i == 0 and _is_docstring(stmt)):
             at = i + 1
         elif at:
             break
@@ -166,7 +166,7 @@ def _bound_before(src: SourceFile, name: str, node: cst.CSTNode) -> bool:
     if name in {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}:
         return True
     line = src.span(node).start.line
-    for target in m.findall(fn.body, m.AssignTarget(target=m.Name(name))):
+    for target in _assign_targets(fn.body, name):
         if src.span(target).start.line < line:
             return True
     return False
@@ -193,7 +193,7 @@ def where(src: SourceFile, finding: Finding) -> list[Edit] | None:
     else:
         return None
     header = node.body.header.comment
-    if any(c is not header for c in m.findall(node, m.Comment())):  # comments inside would be lost
+    if any(c is not header for c in _comments(node)):  # comments inside would be lost
         return None
     torch, extra = with_torch(src, [])
     code = src.module.code_for_node
@@ -251,8 +251,8 @@ def _tensor_name(src: SourceFile, name: str, use: cst.CSTNode, fn: cst.FunctionD
                 return ann.rsplit(".", 1)[-1] == "Tensor"
             return p.default is None and name not in ("self", "cls") and _compiled_root(fn)
     line = src.span(use).start.line
-    values = [a.value for a in m.findall(fn.body, m.Assign(targets=[m.AssignTarget(target=m.Name(name))]))
-              if src.span(a).start.line < line]
+    values = [a.value for a in iter_nodes(fn.body, cst.Assign)
+              if len(a.targets) == 1 and _is_name(a.targets[0].target, name) and src.span(a).start.line < line]
     return bool(values) and all(is_tensor(src, v, fn, depth + 1) for v in values)
 
 
@@ -279,7 +279,7 @@ def _method_receiver(expr: cst.BaseExpression) -> cst.BaseExpression:
 def item_to_tensor(src: SourceFile, finding: Finding) -> list[Edit] | None:
     """`x * s.item()` → `x * s`: the 0-d tensor takes part in the arithmetic directly."""
     call = src.node_at(finding, cst.Call)
-    if call is None or call.args or not m.matches(call.func, m.Attribute(attr=m.Name("item"))):
+    if call is None or call.args or not (isinstance(call.func, cst.Attribute) and call.func.attr.value == "item"):
         return None
     if not _tensor_operand(src, call):
         return None
@@ -311,3 +311,27 @@ def scalar_to_tensor(src: SourceFile, finding: Finding) -> list[Edit] | None:
         new = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
     edit = src.replace(call, new.with_changes(lpar=call.lpar, rpar=call.rpar) if call.lpar else new)
     return [edit] if edit else None
+
+
+# Small structural tests instead of libcst.matchers, whose import alone costs about a second.
+def _is_docstring(stmt: cst.CSTNode) -> bool:
+    return (isinstance(stmt, cst.SimpleStatementLine) and len(stmt.body) == 1
+            and isinstance(stmt.body[0], cst.Expr) and isinstance(stmt.body[0].value, cst.SimpleString))
+
+
+def _is_name(node: cst.CSTNode, name: str) -> bool:
+    return isinstance(node, cst.Name) and node.value == name
+
+
+def _assign_targets(body: cst.CSTNode, name: str) -> list[cst.AssignTarget]:
+    return [t for t in iter_nodes(body, cst.AssignTarget) if _is_name(t.target, name)]
+
+
+def _comments(node: cst.CSTNode):
+    """Every Comment under `node` (the cheap walker skips trivia; this one must not)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, cst.Comment):
+            yield current
+        stack.extend(current.children)
