@@ -98,6 +98,8 @@ def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
     kind = annotation_kind(param.annotation.annotation if param.annotation else None)
     if kind is not None:
         return kind
+    if param.annotation is not None:
+        return T.UNKNOWN  # annotated with something that is not a tensor type we know
     if is_forward_or_root and _SCALAR_NAME.match(param.name.value):
         return T.SCALAR
     default = param.default

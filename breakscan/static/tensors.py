@@ -73,6 +73,10 @@ TORCH_BOOL = {"torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch
               "torch.logical_not", "torch.logical_xor", "torch.any", "torch.all", "torch.isclose",
               "torch.isin", "torch.signbit", "torch.greater", "torch.less"}
 TORCH_SHAPE_RETURN = {"torch.numel"}
+TORCH_FACTORIES = {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty",
+                   "torch.full", "torch.arange", "torch.range", "torch.linspace", "torch.logspace",
+                   "torch.eye", "torch.rand", "torch.randn", "torch.randint", "torch.randperm",
+                   "torch.scalar_tensor", "torch.from_numpy", "torch.asarray"}
 PY_SHAPE_BUILTINS = {"len"}
 TENSOR_ANNOTATIONS = {"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
                       "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"}
@@ -109,6 +113,8 @@ def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
     name = (dotted_name(ann) or "").rsplit(".", 1)[-1]
     if name in TENSOR_ANNOTATIONS:
         return T.TENSOR
+    if name == "Size":
+        return T.SHAPE
     if name in SCALAR_ANNOTATIONS or name == "None":
         return T.SCALAR
     return None
@@ -269,7 +275,11 @@ class TypeEnv:
         if qual in ("int", "float", "bool", "str", "repr", "round", "abs", "min", "max", "sum", "range"):
             return self._builtin_numeric(qual, node)
         if qual.startswith("torch."):
-            return self._torch_call(qual)
+            kind = self._torch_call(qual)
+            if kind in TENSORISH and qual not in TORCH_FACTORIES and node.args and not any(
+                    self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
+                return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
+            return kind
         return T.UNKNOWN
 
     def _builtin_numeric(self, qual: str, node: cst.Call) -> T:
