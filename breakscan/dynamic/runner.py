@@ -506,12 +506,19 @@ def _fallback_event(rec: dict[str, Any]) -> dict[str, Any]:
     parsed = rec.get("parsed") or {}
     path = rec.get("fail_user_frame_filename") or rec.get("co_filename") or ""
     line = rec.get("fail_user_frame_lineno") or rec.get("co_firstlineno") or 0
+    frame_path, frame_line = rec.get("co_filename") or "", rec.get("co_firstlineno") or 0
+    stack = [{"path": path, "line": line, "function": rec.get("co_name", "") if path == frame_path else "",
+              "column": None}]
+    if frame_path and (frame_path, frame_line) != (path, line) and path != frame_path:
+        # the frame Dynamo gave up on, outermost: where a failure deep in a library started
+        stack.insert(0, {"path": frame_path, "line": frame_line, "function": rec.get("co_name", ""),
+                         "column": None})
     return {
         **parsed,
         "gb_type": parsed.get("gb_type") or str(rec.get("fail_type")),
         "path": path,
         "line": line,
-        "stack": [{"path": path, "line": line, "function": rec.get("co_name", ""), "column": None}],
+        "stack": stack,
         "fallback": True,
     }
 
