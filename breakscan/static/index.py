@@ -404,28 +404,24 @@ class ProjectIndex:
                 return mod, ".".join(parts[i:])
         return None
 
-    def lookup_function(self, qualname: str, _depth: int = 0) -> tuple[ModuleInfo, FunctionInfo] | None:
+    def lookup_function(self, qualname: str) -> tuple[ModuleInfo, FunctionInfo] | None:
         """A module-level function by qualified name, following re-exports."""
-        hit = self._split(qualname)
-        if hit is None or _depth > 10:
-            return None
-        mod, rest = hit
-        if rest in mod.functions:
-            return mod, mod.functions[rest]
-        if rest in mod.imports and mod.imports[rest] != qualname:
-            return self.lookup_function(mod.imports[rest], _depth + 1)
-        return None
+        return self._lookup(qualname, "functions")
 
-    def lookup_class(self, qualname: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo] | None:
+    def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""
+        return self._lookup(qualname, "classes")
+
+    def _lookup(self, qualname: str, table: str, _depth: int = 0):
         hit = self._split(qualname)
         if hit is None or _depth > 10:
             return None
         mod, rest = hit
-        if rest in mod.classes:
-            return mod, mod.classes[rest]
-        if rest in mod.imports and mod.imports[rest] != qualname:
-            return self.lookup_class(mod.imports[rest], _depth + 1)
+        found = getattr(mod, table).get(rest)
+        if found is not None:
+            return mod, found
+        if rest in mod.imports and mod.imports[rest] != qualname:  # a re-export
+            return self._lookup(mod.imports[rest], table, _depth + 1)
         return None
 
     def is_disabled(self, qualname: str) -> bool:

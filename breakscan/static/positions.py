@@ -163,18 +163,9 @@ class Locator:
         return cached
 
     def _segment(self, node: ast.AST) -> tuple[str, Span] | None:
-        lines = self._lines
-        assert lines is not None
-        l1, c1, l2, c2 = node.lineno, node.col_offset, node.end_lineno, node.end_col_offset
-        if l2 is None or c2 is None or l1 > len(lines) or l2 > len(lines):
-            return None
-        if l1 == l2:
-            raw = lines[l1 - 1][c1:c2]
-        else:
-            raw = lines[l1 - 1][c1:] + b"".join(lines[l1:l2 - 1]) + lines[l2 - 1][:c2]
-        col = len(lines[l1 - 1][:c1].decode("utf-8", "replace")) + 1
-        end_col = len(lines[l2 - 1][:c2].decode("utf-8", "replace")) + 1
-        return raw.decode("utf-8", "replace"), Span(l1, col, l2, end_col)
+        assert self._lines is not None
+        found = _segment_of(self._lines, node)
+        return None if found is None else (found[0], Span(*found[1]))
 
     def _slow(self, node: cst.CSTNode) -> Span:
         if self._fallback is None:
