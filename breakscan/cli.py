@@ -172,7 +172,7 @@ def check(
 
         applied = baselines.apply(report, known)
         report.findings, report.baselined = applied.kept, applied.hidden
-    _attach_fixes(report, catalog, fixed, verbose, output_format)
+    _attach_fixes(report, catalog, fixed, verbose, output_format, quiet)
     _emit(report, catalog, output_format, output, color, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
@@ -203,14 +203,16 @@ def _fix_or_diff(paths, config, catalog, root: Path, fix: bool, diff: bool, unsa
     return outcome.fixed
 
 
-def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "Format") -> None:
+def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "Format",
+                  quiet: bool = False) -> None:
     """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`: the formats that show
-    them); record `--fix`'s work."""
+    them); record `--fix`'s work. `--quiet` text (the pre-commit hook) skips it: working out
+    rewrites resolves libcst positions, which costs more than the scan of a small commit."""
+    report.fixed = fixed
+    if output_format not in (Format.text, Format.sarif) or (quiet and output_format is Format.text):
+        return
     from breakscan.fix import attach_rewrites
 
-    report.fixed = fixed
-    if output_format not in (Format.text, Format.sarif):
-        return
     try:
         report.findings = attach_rewrites(report.findings, catalog)
     except Exception:  # fixes are an extra: the report stands without them
@@ -402,7 +404,7 @@ def run_command(
     if not quiet:
         shown = "killed on timeout" if code is None else f"exited with status {code}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
-    _attach_fixes(report, catalog, [], verbose, output_format)
+    _attach_fixes(report, catalog, [], verbose, output_format, quiet)
     _emit(report, catalog, output_format, output, color, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
