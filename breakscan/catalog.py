@@ -215,7 +215,6 @@ def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
     `torch/_dynamo/graph_break_registry.json`.
     """
     import importlib.util
-    import json
 
     spec = importlib.util.find_spec("torch")
     if spec is None or not spec.submodule_search_locations:

@@ -126,7 +126,6 @@ def check(
     from breakscan.catalog import CatalogError, load_catalog
     from breakscan.config import ConfigError, find_pyproject, load_config
     from breakscan.findings import Severity
-    from breakscan.report import renderer
     from breakscan.scan import run_scan
     from breakscan.static.discovery import MissingPathError
 

@@ -11,10 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import stat
-import textwrap
 from pathlib import Path
 
 import pytest

@@ -13,7 +13,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from breakscan.findings import Edit, Finding
-from breakscan.fix.source import SourceFile, line_edit
+from breakscan.fix.source import SourceFile
 from breakscan.static.syntax import dotted_name
 from breakscan.static.walk import iter_nodes
 from breakscan.static.tensors import NON_TENSOR_ATTRS, NON_TENSOR_METHODS, TORCH_NON_TENSOR

@@ -10,7 +10,6 @@ from __future__ import annotations
 import fnmatch
 import re
 import traceback
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import libcst as cst
@@ -130,13 +129,12 @@ class RegionVisitor:
     """Visits one module; checks only code inside region functions (see regions.py)."""
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
-                 rules: RuleIndex, param_hints: dict[int, dict[str, T]] | None = None) -> None:
+                 rules: RuleIndex) -> None:
         """`regions` maps `id()` of this module's libcst FunctionDefs to their Region."""
         self.info = info
         self.index = index
         self.regions = regions
         self.rules = rules
-        self.param_hints = param_hints or {}
         self.hits: list[Hit] = []
         self.errors: list[CheckError] = []  # visit_/leave_ methods that raised (see on_error)
         self.env: TypeEnv | None = None
@@ -212,16 +210,12 @@ class RegionVisitor:
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
-        hints = self.param_hints.get(id(node), {})
         params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
         for i, param in enumerate(params):
             name = param.name.value
             if i == 0 and name in ("self", "cls") and region is not None and region.cls is not None:
                 continue
-            kind = _param_kind(param, is_root)
-            if kind is T.UNKNOWN and name in hints:
-                kind = hints[name]
-            self.env.names[name] = kind
+            self.env.names[name] = _param_kind(param, is_root)
 
     # bindings ----------------------------------------------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -254,7 +248,7 @@ class RegionVisitor:
         assert self.env is not None
         kind = self.env.kind(it)
         if kind in (T.TENSOR_SEQ, *TENSORISH):
-            return T.TENSOR_SEQ if False else T.TENSOR
+            return T.TENSOR
         if kind is T.MODULE:
             return T.MODULE
         if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
@@ -533,7 +527,6 @@ class RegionVisitor:
         self.hits.append(Hit(rule, node, self._root[0], self._root[1]))
 
 
-CheckFn = Callable[[RegionVisitor, cst.CSTNode], None]
 IMPLEMENTED_CHECKS = {
     "tensor-branch", "scalar-conversion", "mask-index", "tensor-str", "tensor-percent-format",
     "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",

@@ -140,14 +140,21 @@ def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
         return None if inner is None else not inner
     if isinstance(test, ast.Call) and not test.args:
         name = ast_dotted(test.func)
-        if name is None:
-            return None
-        qual = info.qualify(name)
-        if (qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES
-                or name in info.compiling_helpers):
-            return True
-        if qual in NOT_COMPILING_PREDICATES:
-            return False
+        return None if name is None else predicate_value(info, name)
+    return None
+
+
+def predicate_value(info: ModuleInfo, name: str, helpers: set[str] | frozenset[str] = frozenset()) -> bool | None:
+    """The value under Dynamo of calling `name()` with no arguments: True for `is_compiling()`
+    and friends (and project `helpers`, qualified names, or this module's own), False for
+    `torch.jit.is_scripting()` and the like, None when unknown. Shared by the `ast` and
+    libcst twins of `compiling_guard`."""
+    qual = info.qualify(name)
+    if (qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES
+            or name in info.compiling_helpers or qual in helpers):
+        return True
+    if qual in NOT_COMPILING_PREDICATES:
+        return False
     return None
 
 

@@ -4,12 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from breakscan.static.index import (
-    COMPILING_PREDICATES,
-    COMPILING_SUFFIXES,
-    NOT_COMPILING_PREDICATES,
-    ModuleInfo,
-)
+from breakscan.static.index import ModuleInfo, predicate_value
 
 
 def dotted_name(node: cst.BaseExpression | None) -> str | None:
@@ -36,13 +31,7 @@ def compiling_guard(info: ModuleInfo, test: cst.BaseExpression,
         return None if inner is None else not inner
     if isinstance(test, cst.Call) and not test.args:
         name = dotted_name(test.func)
-        if name is None:
-            return None
-        qual = info.qualify(name)
-        if qual in COMPILING_PREDICATES or name.rsplit(".", 1)[-1] in COMPILING_SUFFIXES or qual in helpers:
-            return True
-        if qual in NOT_COMPILING_PREDICATES:
-            return False
+        return None if name is None else predicate_value(info, name, helpers)
     return None
 
 

@@ -248,7 +248,7 @@ class TypeEnv:
             meth = func.attr.value
             if recv_kind in TENSORISH:
                 if meth in SHAPE_METHODS:
-                    return T.TENSOR_SEQ if meth == "size" and False else T.SHAPE
+                    return T.SHAPE
                 if meth in NON_TENSOR_METHODS:
                     return T.SCALAR
                 if meth in SEQ_METHODS:
