@@ -13,7 +13,7 @@ import tempfile
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import Annotated, List, Optional
 
 import typer
 from typer.core import TyperGroup
@@ -48,6 +48,21 @@ class Color(str, Enum):
     auto = "auto"
     always = "always"
     never = "never"
+
+
+# Options `check` and `run` share (typer reads the Annotated metadata).
+FormatOption = Annotated[Format, typer.Option("--format", "-f", help="Report format.")]
+OutputOption = Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to FILE.")]
+FailOnOption = Annotated[Optional[str], typer.Option("--fail-on", help="error|warning|note (default warning).")]
+ExitZeroOption = Annotated[bool, typer.Option("--exit-zero", help="Exit 0 even with findings.")]
+SelectOption = Annotated[Optional[str], typer.Option(help="Comma-separated rule ids or prefixes (BRK1, ALL).")]
+IgnoreOption = Annotated[Optional[str], typer.Option(help="Comma-separated rule ids or prefixes to skip.")]
+ShowRefutedOption = Annotated[bool, typer.Option("--show-refuted", help="Show predictions Dynamo refuted.")]
+RootOption = Annotated[Optional[Path], typer.Option(help="Root for relative paths (default: git top level).")]
+ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="pyproject.toml to read.")]
+ColorOption = Annotated[Color, typer.Option(help="auto|always|never (NO_COLOR is honoured).")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print findings only, no summary.")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks for internal errors.")]
 
 
 def fail(message: str) -> "typer.Exit":
@@ -94,12 +109,12 @@ def make_console(color: Color, file=None):
 @app.command("check")
 def check(
     paths: List[Path] = typer.Argument(None, help="Files or directories to scan (default: .)."),
-    output_format: Format = typer.Option(Format.text, "--format", "-f", help="Report format."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-    select: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes (BRK1, ALL)."),
-    ignore: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes to skip."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="error|warning|note (default warning)."),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    output_format: FormatOption = Format.text,
+    output: OutputOption = None,
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    fail_on: FailOnOption = None,
+    exit_zero: ExitZeroOption = False,
     no_dynamic: bool = typer.Option(False, "--no-dynamic", help="Static pass only; never run code."),
     entry: Optional[List[str]] = typer.Option(None, "--entry", help="FILE:FUNC giving examples to run."),
     device: Optional[str] = typer.Option(None, help="auto|cpu|cuda for the dynamic pass."),
@@ -107,12 +122,12 @@ def check(
     backend: Optional[str] = typer.Option(None, help="torch.compile backend (default eager)."),
     torch_version: Optional[str] = typer.Option(None, "--torch-version", help="Target torch X.Y."),
     regions: Optional[str] = typer.Option(None, help="explicit|modules: where compile regions start."),
-    show_refuted: bool = typer.Option(False, "--show-refuted", help="Show predictions Dynamo refuted."),
-    root: Optional[Path] = typer.Option(None, help="Root for relative paths (default: git top level)."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read."),
-    color: Color = typer.Option(Color.auto, help="auto|always|never (NO_COLOR is honoured)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks for internal errors."),
+    show_refuted: ShowRefutedOption = False,
+    root: RootOption = None,
+    config_file: ConfigOption = None,
+    color: ColorOption = Color.auto,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
     baseline: Optional[Path] = typer.Option(None, "--baseline", help="Hide findings recorded in this baseline file."),
     write_baseline: Optional[Path] = typer.Option(None, "--write-baseline",
                                                   help="Record every current finding in FILE and exit 0."),
@@ -344,21 +359,21 @@ def run_command(
     ctx: typer.Context,
     script: Optional[str] = typer.Argument(None, help="The program to run (then its arguments)."),
     module: Optional[str] = typer.Option(None, "-m", help="Run a module as `python -m MODULE` does."),
-    output_format: Format = typer.Option(Format.text, "--format", "-f", help="Report format."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write the report to FILE."),
-    fail_on: Optional[str] = typer.Option(None, "--fail-on", help="error|warning|note (default warning)."),
-    exit_zero: bool = typer.Option(False, "--exit-zero", help="Exit 0 even with findings."),
+    output_format: FormatOption = Format.text,
+    output: OutputOption = None,
+    fail_on: FailOnOption = None,
+    exit_zero: ExitZeroOption = False,
     timeout: Optional[float] = typer.Option(None, help="Time limit for the program, seconds (default 300)."),
     backend: Optional[str] = typer.Option(None, help="Replace every torch.compile backend (e.g. eager)."),
     device: Optional[str] = typer.Option(None, help="auto|cpu|cuda (reported; the program picks its own)."),
-    select: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes (BRK1, ALL)."),
-    ignore: Optional[str] = typer.Option(None, help="Comma-separated rule ids or prefixes to skip."),
-    show_refuted: bool = typer.Option(False, "--show-refuted", help="Show predictions Dynamo refuted."),
-    root: Optional[Path] = typer.Option(None, help="Root for relative paths (default: git top level)."),
-    config_file: Optional[Path] = typer.Option(None, "--config", help="pyproject.toml to read."),
-    color: Color = typer.Option(Color.auto, help="auto|always|never (NO_COLOR is honoured)."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print findings only, no summary."),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Tracebacks for internal errors."),
+    select: SelectOption = None,
+    ignore: IgnoreOption = None,
+    show_refuted: ShowRefutedOption = False,
+    root: RootOption = None,
+    config_file: ConfigOption = None,
+    color: ColorOption = Color.auto,
+    quiet: QuietOption = False,
+    verbose: VerboseOption = False,
 ) -> None:
     """Run SCRIPT [ARGS...] (or -m MODULE [ARGS...]) unchanged and report every compiled region.
 
