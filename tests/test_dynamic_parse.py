@@ -177,3 +177,32 @@ def test_runner_imports_without_torch() -> None:
     root = Path(__file__).resolve().parent.parent
     out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_a_scanned_installed_package_is_the_project_and_keeps_its_frames(tmp_path):
+    """Scanning `site-packages/pkg` (as bench/accuracy.py scans transformers): a break inside torch
+    reached from pkg is placed at pkg's innermost frame, and pkg's frames stay in the stack."""
+    from breakscan.dynamic.runner import in_project, primary_frame, user_stack
+
+    site = tmp_path / "lib" / "site-packages"
+    pkg = site / "pkg"
+    (pkg / "models").mkdir(parents=True)
+    (site / "torch" / "nn").mkdir(parents=True)
+    frames = [
+        {"path": str(site / "torch" / "nn" / "module.py"), "line": 1778, "function": "_wrapped_call_impl"},
+        {"path": str(pkg / "wrap.py"), "line": 361, "function": "wrapper"},
+        {"path": str(pkg / "models" / "m.py"), "line": 317, "function": "forward"},
+        {"path": str(site / "torch" / "nn" / "module.py"), "line": 587, "function": "register_buffer"},
+    ]
+    assert in_project(frames[2]["path"], pkg)
+    assert not in_project(frames[3]["path"], pkg)
+    stack = user_stack(frames, pkg)
+    assert [f["line"] for f in stack] == [361, 317, 587]
+    assert primary_frame(stack, pkg)["line"] == 317
+    # A project with its own virtual environment: the venv's packages are not the project.
+    project = tmp_path / "proj"
+    venv_file = project / ".venv" / "lib" / "site-packages" / "lib.py"
+    assert not in_project(str(venv_file), project)
+    assert in_project(str(project / "model.py"), project)
+    # Without the package as root, the break stays at its innermost frame (DESIGN.md).
+    assert primary_frame(user_stack(frames, tmp_path / "elsewhere"), tmp_path / "elsewhere")["line"] == 587

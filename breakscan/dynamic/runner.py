@@ -421,24 +421,33 @@ def is_library(path: str) -> bool:
 
 
 def in_project(path: str, root: Path) -> bool:
-    """True when `path` lies inside `root` and is not an installed library."""
-    if not path or is_library(path):
+    """True when `path` lies inside `root` and not in an installed library below it.
+
+    The root itself may be an installed package (scanning `site-packages/transformers`): only the
+    part of `path` below `root` is checked for `site-packages` (a `.venv` inside the project).
+    """
+    if not path or path.startswith(BREAKSCAN_DIR):
         return False
     try:
-        Path(path).resolve().relative_to(root)
-        return True
+        rel = Path(path).resolve().relative_to(Path(root).resolve())
     except (ValueError, OSError):
         return False
+    below = f"{os.sep}{rel}{os.sep}"
+    return not any(m in below for m in LIBRARY_MARKERS)
 
 
-def user_stack(frames: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Drop the frames above the compiled function (runpy, the probe, torch's call machinery)."""
+def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[dict[str, Any]]:
+    """Drop the frames above the compiled function (runpy, the probe, torch's call machinery).
+
+    Leading library frames go too, unless they lie in the project `root` (a scanned package).
+    """
     start = 0
     for i, fr in enumerate(frames):
         if fr["path"].startswith(BREAKSCAN_DIR) or fr["path"].startswith("<frozen"):
             start = i + 1
     rest = frames[start:]
-    while rest and is_library(rest[0]["path"]) and len(rest) > 1:
+    while (rest and len(rest) > 1 and is_library(rest[0]["path"])
+           and not (root is not None and in_project(rest[0]["path"], root))):
         rest = rest[1:]
     return rest
 
@@ -472,7 +481,7 @@ def _useful_hint(hints: list[str]) -> str:
 
 def break_finding(ev: dict[str, Any], entry: str, root: Path, fallback: bool) -> Finding:
     """A graph-break or frame-fallback Finding from a parsed break message."""
-    frames = user_stack(ev.get("stack") or [])
+    frames = user_stack(ev.get("stack") or [], root)
     prim = primary_frame(frames, root) or {"path": ev.get("path", ""), "line": ev.get("line", 0), "column": None}
     gb_id = ev.get("gb_id") or ""
     gb_type = ev.get("gb_type") or "graph break"
