@@ -74,3 +74,118 @@ def test_annotations_type_parameters_of_helpers(tmp_path):
             return helper(x, x, 1)
     """)
     assert rule_lines(findings) == {("BRK102", 6), ("BRK102", 7)}
+
+
+def test_numpy_results_are_tensors_under_dynamo(tmp_path):
+    # Dynamo traces NumPy as torch (checked on 2.13: GB0170 on the branch, GB0033 on the size);
+    # finfo and predicates such as isscalar do not return arrays.
+    findings = static_findings(tmp_path, """
+        import numpy as np
+        import torch
+
+        @torch.compile
+        def f(x, plan):
+            if np.sum(plan) > 2:
+                x = x + 1
+            table = np.zeros((2, np.sum(plan)), dtype=np.int32)
+            if np.finfo(np.float32).eps > 0:
+                x = x * 2
+            if np.isscalar(plan):
+                x = x * 3
+            return x + table.shape[1]
+    """)
+    assert rule_lines(findings) == {("BRK101", 7), ("BRK108", 9)}
+
+
+def test_return_kinds_of_functions_and_methods_in_the_module(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+        from torch import nn
+
+        def count(mask: torch.Tensor):
+            return mask.sum()
+
+        def width(config):
+            if config.wide:
+                return config.hidden
+            return config.hidden * 2
+
+        def rows(x):
+            for row in x:
+                yield row
+
+        class M(nn.Module):
+            def _scale(self, x):
+                return self.helper(x) if x.dim() > 2 else torch.ones(())
+
+            def _again(self, x):
+                return self._again(x)
+
+            def forward(self, x, mask, config):
+                n = count(mask)
+                if n > 0:
+                    x = x + 1
+                if width(config) > 4:
+                    x = x * 2
+                if self._scale(x) > 1:
+                    x = x * 3
+                if self._again(x):
+                    x = x * 4
+                for r in rows(x):
+                    x = x + r
+                return x
+    """)
+    # count() returns a tensor; width() a config value; _scale() one unknown branch; _again recurses
+    assert rule_lines(findings) == {("BRK101", 26)}
+
+
+def test_a_local_name_shadows_a_module_function(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+
+        def total(x):
+            return x.sum()
+
+        @torch.compile
+        def f(x, total=len):
+            if total(x) > 1:
+                x = x + 1
+            return x
+    """)
+    assert findings == []
+
+
+def test_and_or_value_may_be_its_tensor_operand(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+
+        @torch.compile
+        def f(x, flag: bool):
+            ready = (x.sum() > 0) and flag
+            if ready:
+                x = x + 1
+            unknown = (x.sum() > 0) and x.custom_flag
+            if unknown:
+                x = x * 2
+            return x
+    """)
+    assert rule_lines(findings) == {("BRK101", 6), ("BRK101", 7), ("BRK101", 9)}
+
+
+def test_a_flagged_name_is_placed_at_its_own_occurrence(tmp_path):
+    # The name occurs three times (assigned, tested twice): each test gets its own line.
+    findings = static_findings(tmp_path, """
+        import torch
+
+        @torch.compile
+        def f(x):
+            big = x.sum() > 0
+            y = x + 1
+            if big:
+                y = y * 2
+            z = y - 1
+            if big:
+                z = z * 3
+            return z
+    """)
+    assert rule_lines(findings) == {("BRK101", 8), ("BRK101", 11)}

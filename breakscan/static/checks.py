@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import libcst as cst
 
 from breakscan.catalog import Rule
-from breakscan.static.index import ModuleInfo, ProjectIndex
+from breakscan.static.index import ClassInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import Region
 from breakscan.static.syntax import compiling_guard, dotted_name
-from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind
+from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind, join_kinds
 from breakscan.static.walk import walk
 
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
@@ -26,7 +26,10 @@ SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.cei
 SIZE_METHODS = {"narrow", "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand",
                 "repeat", "tile", "unflatten"}
 SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
-                  "torch.randint", "torch.arange", "torch.linspace", "torch.eye"}
+                  "torch.randint", "torch.arange", "torch.linspace", "torch.eye",
+                  # NumPy is traced as torch under Dynamo: a tensor size breaks the same way (GB0033)
+                  "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange",
+                  "numpy.linspace", "numpy.eye"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
                 "register_full_backward_pre_hook", "register_backward_hook",
                 "register_module_forward_hook"}
@@ -125,12 +128,95 @@ def _is_metadata_condition(expr: cst.BaseExpression) -> bool:
     return False
 
 
-class RegionVisitor:
+class Binder:
+    """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`)."""
+
+    env: TypeEnv | None
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if self.env is not None:
+            kind = self.env.kind(original_node.value)
+            for target in original_node.targets:
+                self.env.bind(target.target, kind)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if self.env is not None:
+            kind = annotation_kind(original_node.annotation.annotation)
+            if kind is None and original_node.value is not None:
+                kind = self.env.kind(original_node.value)
+            self.env.bind(original_node.target, kind or T.UNKNOWN)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if self.env is not None and self.env.is_tensor(original_node.value):
+            self.env.bind(original_node.target, T.TENSOR)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        if self.env is not None:
+            self.env.bind(original_node.target, self.env.kind(original_node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.env is None:
+            return
+        self.env.bind(node.target, self._element_kind(node.iter))
+
+    def _element_kind(self, it: cst.BaseExpression) -> T:
+        assert self.env is not None
+        kind = self.env.kind(it)
+        if kind in (T.TENSOR_SEQ, *TENSORISH):
+            return T.TENSOR
+        if kind is T.MODULE:
+            return T.MODULE
+        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+            return T.SCALAR
+        return T.UNKNOWN
+
+
+
+class ReturnCollector(Binder):
+    """The kinds a function returns: binds its body in order and records each `return`'s kind.
+
+    Nested functions, classes and lambdas are skipped; a generator's result is not its return value.
+    """
+
+    def __init__(self, env: TypeEnv) -> None:
+        self.env = env
+        self.kinds: list[T] = []
+        self.generator = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.generator = True
+        return False
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        assert self.env is not None
+        self.kinds.append(self.env.kind(node.value) if node.value is not None else T.SCALAR)
+        return False
+
+    def result(self) -> T:
+        """The joined return kind (tensors.join_kinds), UNKNOWN for a generator."""
+        return T.UNKNOWN if self.generator else join_kinds(self.kinds)
+
+
+class RegionVisitor(Binder):
     """Visits one module; checks only code inside region functions (see regions.py)."""
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
-                 rules: RuleIndex) -> None:
-        """`regions` maps `id()` of this module's libcst FunctionDefs to their Region."""
+                 rules: RuleIndex,
+                 functions: dict[tuple[str, int], cst.FunctionDef] | None = None) -> None:
+        """`regions` maps `id()` of this module's libcst FunctionDefs to their Region;
+        `functions` (syntax.indexed_functions) lets calls to this module's functions and methods
+        take their return kinds."""
+        self.functions = functions or {}
+        self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self.info = info
         self.index = index
         self.regions = regions
@@ -205,7 +291,51 @@ class RegionVisitor:
         if region.cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(region.cls.qualname)
             modules = set(subs)
-        return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules)
+        return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
+                       returns=self._return_kind)
+
+    def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
+        """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            fn = self.info.functions.get(func.value)
+            return (fn.qualname, None) if fn is not None else None
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and self.region is not None and self.region.cls is not None):
+            found = self.index.method(self.region.cls.qualname, func.attr.value)
+            if found is not None and found[0].name == self.info.name:
+                return found[2].qualname, found[1]
+        return None
+
+    def _return_kind(self, call: cst.Call) -> T:
+        """The joined kind of what a called function of this module returns (UNKNOWN if recursive)."""
+        callee = self._callee(call)
+        if callee is None:
+            return T.UNKNOWN
+        qualname, cls = callee
+        if qualname in self._returns:
+            return self._returns[qualname] or T.UNKNOWN
+        node = self.functions.get((qualname, 0))
+        if node is None or (qualname, 1) in self.functions:  # redefined: which one runs is unknown
+            return T.UNKNOWN
+        self._returns[qualname] = None
+        tensors: set[str] = set()
+        scalars: set[str] = set()
+        modules: set[str] = set()
+        if cls is not None:
+            tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
+            modules = set(subs)
+        env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
+                      returns=self._return_kind)
+        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        for i, param in enumerate(params):
+            if not (i == 0 and cls is not None and param.name.value in ("self", "cls")):
+                env.names[param.name.value] = _param_kind(param, False)
+        collector = ReturnCollector(env)
+        walk(node.body, collector)
+        kind = collector.result()
+        self._returns[qualname] = kind
+        return kind
 
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None
@@ -216,44 +346,6 @@ class RegionVisitor:
             if i == 0 and name in ("self", "cls") and region is not None and region.cls is not None:
                 continue
             self.env.names[name] = _param_kind(param, is_root)
-
-    # bindings ----------------------------------------------------------------------------
-    def leave_Assign(self, original_node: cst.Assign) -> None:
-        if self.env is not None:
-            kind = self.env.kind(original_node.value)
-            for target in original_node.targets:
-                self.env.bind(target.target, kind)
-
-    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
-        if self.env is not None:
-            kind = annotation_kind(original_node.annotation.annotation)
-            if kind is None and original_node.value is not None:
-                kind = self.env.kind(original_node.value)
-            self.env.bind(original_node.target, kind or T.UNKNOWN)
-
-    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        if self.env is not None and self.env.is_tensor(original_node.value):
-            self.env.bind(original_node.target, T.TENSOR)
-
-    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
-        if self.env is not None:
-            self.env.bind(original_node.target, self.env.kind(original_node.value))
-
-    def visit_For(self, node: cst.For) -> None:
-        if self.env is None:
-            return
-        self.env.bind(node.target, self._element_kind(node.iter))
-
-    def _element_kind(self, it: cst.BaseExpression) -> T:
-        assert self.env is not None
-        kind = self.env.kind(it)
-        if kind in (T.TENSOR_SEQ, *TENSORISH):
-            return T.TENSOR
-        if kind is T.MODULE:
-            return T.MODULE
-        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
-            return T.SCALAR
-        return T.UNKNOWN
 
     # traced-branch pruning -----------------------------------------------------------------
     def visit_If(self, node: cst.If) -> bool:
@@ -370,7 +462,12 @@ class RegionVisitor:
     def _size_arguments(self, node: cst.Call) -> None:
         assert self.env is not None
         for arg in node.args:
-            if arg.keyword is None and not arg.star and self.env.is_tensor(arg.value):
+            if arg.keyword is not None or arg.star:
+                continue
+            # A size given as one tuple or list (`torch.zeros((n, d))`) is checked element by element.
+            values = ([e.value for e in arg.value.elements if not isinstance(e, cst.StarredElement)]
+                      if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value])
+            if any(self.env.is_tensor(v) for v in values):
                 self._emit_check("tensor-size-argument", node)
                 return
 

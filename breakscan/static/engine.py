@@ -272,7 +272,7 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     if not pairs:
         return []
     info = regions[0].module
-    visitor = RegionVisitor(info, index, by_node, rules)
+    visitor = RegionVisitor(info, index, by_node, rules, functions)
     for region, node in pairs:
         visitor.check_function(region, node)
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)

@@ -85,13 +85,21 @@ class Locator:
         """Spans for (node, enclosing region function, its (first line, last line, indent)
         from the ast index, or None) triples, in order."""
         seen: dict[tuple[int, str], int] = defaultdict(int)
+        texts = [_norm(self.module.code_for_node(_expr_of(node))) for node, _, _ in hits]
+        # The k-th hit with a text is its k-th occurrence only when every occurrence is a hit
+        # (`if flag:` flags a name that also occurs as `flag = ...`): otherwise ask libcst.
+        wanted: dict[tuple[int, str], int] = defaultdict(int)
+        for (_, function, _), text in zip(hits, texts):
+            wanted[(id(function), text)] += 1
         out = []
-        for node, function, extent in hits:
-            text = _norm(self.module.code_for_node(_expr_of(node)))
+        for (node, function, extent), text in zip(hits, texts):
             span = None
             snippet = self._snippet_segments(id(function), extent) if extent else None
             if snippet is not None:
                 candidates = snippet.get(text, [])
+                if len(candidates) > wanted[(id(function), text)]:
+                    out.append(self._slow(node))
+                    continue
                 k = seen[(-id(function), text)]
                 if k < len(candidates):
                     seen[(-id(function), text)] += 1
@@ -102,7 +110,7 @@ class Locator:
             if index is not None:
                 candidates = self._function_segments(index).get(text, [])
                 k = seen[(index, text)]
-                if k < len(candidates):
+                if k < len(candidates) <= wanted[(id(function), text)]:
                     span = candidates[k]
                     seen[(index, text)] += 1
             out.append(span or self._slow(node))

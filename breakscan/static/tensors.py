@@ -6,6 +6,7 @@ Dynamo guards on: a branch on a shape is a guard, not a graph break.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
 
 import libcst as cst
@@ -77,6 +78,21 @@ TORCH_FACTORIES = {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones
                    "torch.full", "torch.arange", "torch.range", "torch.linspace", "torch.logspace",
                    "torch.eye", "torch.rand", "torch.randn", "torch.randint", "torch.randperm",
                    "torch.scalar_tensor", "torch.from_numpy", "torch.asarray"}
+# NumPy functions that return arrays. Under Dynamo NumPy code is traced as tensors (torch._numpy),
+# even on Python ints (`np.lcm(4, 6)`): a Python branch on, a size from, or `int()` of the result is
+# data-dependent (checked on 2.13: GB0170, GB0033, GB0208). `np.random`, dtypes and `finfo` are not here.
+NUMPY_ARRAY_FUNCS = {
+    "array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "full_like",
+    "empty_like", "arange", "linspace", "eye", "identity", "sum", "prod", "mean", "std", "var", "max",
+    "min", "amax", "amin", "argmax", "argmin", "cumsum", "cumprod", "lcm", "gcd", "sqrt", "exp", "log",
+    "log2", "log10", "abs", "absolute", "floor", "ceil", "round", "rint", "clip", "maximum", "minimum",
+    "power", "square", "sin", "cos", "tanh", "where", "concatenate", "stack", "vstack", "hstack",
+    "reshape", "transpose", "expand_dims", "squeeze", "repeat", "tile", "dot", "matmul", "outer",
+    "floor_divide", "mod", "remainder", "sign", "all", "any", "count_nonzero", "sort", "argsort",
+    "flip", "roll", "triu", "tril", "einsum", "pad", "diff", "cross", "bincount", "searchsorted",
+}
+# Receivers whose attributes are configuration values (Python scalars, strings, lists).
+CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
 TENSOR_ANNOTATIONS = {"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
                       "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"}
@@ -129,13 +145,16 @@ class TypeEnv:
 
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
-                 self_modules: set[str] = frozenset()) -> None:
+                 self_modules: set[str] = frozenset(),
+                 returns: Callable[[cst.Call], T] | None = None) -> None:
+        """`returns(call)` gives the return kind of a call to a function of this module (or UNKNOWN)."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
         self.self_tensors = self_tensors if parent is None else parent.self_tensors
         self.self_scalars = self_scalars if parent is None else parent.self_scalars
         self.self_modules = self_modules if parent is None else parent.self_modules
+        self.returns = returns if parent is None else parent.returns
         self._cache: dict[int, T] = {}
 
     def lookup(self, name: str) -> T:
@@ -146,6 +165,15 @@ class TypeEnv:
                 return env.names[name]
             env = env.parent
         return T.UNKNOWN
+
+    def is_local(self, name: str) -> bool:
+        """Whether `name` is bound in this function or an enclosing one (it shadows a global)."""
+        env: TypeEnv | None = self
+        while env is not None:
+            if name in env.names:
+                return True
+            env = env.parent
+        return False
 
     def bind(self, target: cst.BaseExpression, kind: T) -> None:
         """Bind an assignment target (name, tuple, starred) to `kind`."""
@@ -208,8 +236,9 @@ class TypeEnv:
             a, b = self.kind(node.body), self.kind(node.orelse)
             return a if a == b else (a if b is T.SCALAR and a in TENSORISH else T.UNKNOWN)
         if isinstance(node, cst.BooleanOperation):
+            # `a and b` is `a` when `a` is falsy: a tensor on one path, `b` on the other.
             a, b = self.kind(node.left), self.kind(node.right)
-            return a if a == b else T.UNKNOWN
+            return a if a == b else (a if b in (T.SCALAR, T.SHAPE) and a in TENSORISH else T.UNKNOWN)
         if isinstance(node, (cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
             return T.SCALAR
         return T.UNKNOWN
@@ -236,6 +265,8 @@ class TypeEnv:
             return T.UNKNOWN  # a bound method or unknown attribute
         if recv_kind is T.MODULE and attr in ("weight", "bias"):
             return T.TENSOR
+        if _is_config(recv):
+            return T.SCALAR  # config.hidden_size, self.config.chunk_length
         name = dotted_name(node)
         if name and self.info.qualify(name).startswith("torch."):
             return T.SCALAR  # torch.float32, torch.nn.functional (as a value)...
@@ -269,6 +300,12 @@ class TypeEnv:
         if isinstance(func, cst.Name) and self.lookup(func.value) is T.MODULE:
             return T.TENSOR
         qual = self.info.qualify(name)
+        if qual.startswith("numpy."):
+            return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
+        if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
+            kind = self.returns(node)
+            if kind is not T.UNKNOWN:
+                return kind
         if qual in PY_SHAPE_BUILTINS:
             return T.SHAPE if node.args and self.kind(node.args[0].value) in (
                 *TENSORISH, T.TENSOR_SEQ, T.SHAPE) else T.SCALAR
@@ -346,3 +383,25 @@ class TypeEnv:
         if len(node.slice) >= 2 and any(isinstance(e.slice, cst.Slice) for e in node.slice):
             return T.TENSOR  # x[:, 0, :]: multi-dimensional slicing is tensor (or NumPy) indexing
         return T.UNKNOWN
+
+
+def _is_config(node: cst.BaseExpression) -> bool:
+    """`config`, `cfg`, `self.config`: objects holding hyperparameters (Python values)."""
+    if isinstance(node, cst.Name):
+        return node.value in CONFIG_NAMES
+    return (isinstance(node, cst.Attribute) and node.attr.value in CONFIG_NAMES
+            and isinstance(node.value, cst.Name) and node.value.value == "self")
+
+
+def join_kinds(kinds: list[T]) -> T:
+    """The kind of a value that is one of `kinds` (a function's returns): a tensor on some paths
+    and a Python value on the others is a tensor, as for `a if c else b`; anything else unknown."""
+    if not kinds:
+        return T.SCALAR  # falls off the end: None
+    distinct = set(kinds)
+    if len(distinct) == 1:
+        return kinds[0]
+    tensors = distinct & set(TENSORISH)
+    if tensors and distinct - tensors <= {T.SCALAR, T.SHAPE}:
+        return T.BOOL_TENSOR if tensors == {T.BOOL_TENSOR} else T.TENSOR
+    return T.UNKNOWN
