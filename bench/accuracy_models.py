@@ -269,7 +269,9 @@ MODELS: list[dict] = [
              _OUTPUT_CAPTURING_GB4347,
          )),
     # The break's innermost frame is torch's Module.register_buffer, reached from modeling_ctrl.py:317
-    # (CTRLModel.forward assigns ``self.pos_encoding = self.pos_encoding.to(...)``).
+    # (CTRLModel.forward assigns ``self.pos_encoding = self.pos_encoding.to(...)``). Recorded here at
+    # Dynamo's `user code at` location; with transformers as the scanned project (bench/accuracy.py)
+    # breakscan places it at modeling_ctrl.py:317, its innermost frame inside the project.
     dict(name="ctrl", modules=("transformers.models.ctrl.modeling_ctrl", "transformers.utils.output_capturing"),
          factory=_ctrl, breaks=2,  # 2 breaks
          observed=(
