@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import ast
-import importlib.metadata
+import importlib.util
 import os
 import re
 import sys
@@ -23,11 +23,33 @@ from breakscan.static.engine import scan_files
 _EXAMPLES_HOOK = re.compile(rb"^def breakscan_examples\s*\(", re.MULTILINE)
 
 
+_TORCH_VERSION = re.compile(r"""^__version__\s*(?::\s*str\s*)?=\s*['"]([^'"]+)['"]""", re.MULTILINE)
+
+
 def installed_torch_version() -> str | None:
-    """The installed torch's version string from package metadata, without importing torch."""
+    """The installed torch's version string, without importing torch.
+
+    Read from `torch/version.py` of the package `importlib.util.find_spec` locates (cheap: no
+    import, no scan of every installed distribution); package metadata is the fallback.
+    """
     try:
-        return importlib.metadata.version("torch")
-    except importlib.metadata.PackageNotFoundError:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None:
+        return None
+    for location in spec.submodule_search_locations or ():
+        try:
+            match = _TORCH_VERSION.search((Path(location) / "version.py").read_text("utf-8"))
+        except OSError:
+            continue
+        if match:
+            return match.group(1)
+    from importlib import metadata  # slower: scans installed distributions
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
         return None
 
 
