@@ -189,3 +189,23 @@ def test_a_flagged_name_is_placed_at_its_own_occurrence(tmp_path):
             return z
     """)
     assert rule_lines(findings) == {("BRK101", 8), ("BRK101", 11)}
+
+
+def test_torch_state_queries_are_python_values(tmp_path):
+    findings = static_findings(tmp_path, """
+        import torch
+
+        def fp16_enabled(device_type):
+            dtype = torch.get_autocast_dtype(device_type)
+            enabled = dtype == torch.float16
+            return enabled and torch.is_autocast_enabled(device_type)
+
+        @torch.compile
+        def f(x):
+            if fp16_enabled(x.device.type):
+                x = x.half()
+            if torch.get_rng_state().sum() > 0:
+                x = x + 1
+            return x
+    """)
+    assert rule_lines(findings) == {("BRK101", 13), ("BRK215", 13)}  # BRK215: RNG state access

@@ -63,6 +63,8 @@ TORCH_NON_TENSOR_PREFIXES = ("torch.cuda.", "torch.jit.", "torch.backends.", "to
                              "torch.testing.", "torch.fx.", "torch.overrides.", "torch.autograd.",
                              "torch.library.", "torch.ops.", "torch.export.", "torch.onnx.",
                              "torch.mps.", "torch.xpu.", "torch.accelerator.", "torch.amp.")
+# torch.is_*, torch.are_*, torch.get_* query state or metadata (get_rng_state is the one tensor).
+TORCH_STATE_QUERIES = ("torch.is_", "torch.are_", "torch.get_")
 TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
              "torch.broadcast_tensors", "torch.split_with_sizes", "torch.sort", "torch.topk",
              "torch.max", "torch.min", "torch.var_mean", "torch.std_mean", "torch.unique",
@@ -330,6 +332,8 @@ class TypeEnv:
     def _torch_call(self, qual: str) -> T:
         if qual in TORCH_SHAPE_RETURN:
             return T.SHAPE
+        if qual.startswith(TORCH_STATE_QUERIES) and qual != "torch.get_rng_state":
+            return T.SCALAR  # torch.is_autocast_enabled(), torch.get_autocast_dtype(...)
         if qual in TORCH_NON_TENSOR or qual.startswith(TORCH_NON_TENSOR_PREFIXES):
             return T.UNKNOWN if qual.startswith("torch.utils.") else T.SCALAR
         if qual in TORCH_SEQ:
