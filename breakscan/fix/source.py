@@ -34,6 +34,7 @@ class SourceFile:
     module: cst.Module
     text: str
     tops: list[tuple[int, int]] = field(repr=False)  # (first line, last line) per module.body item
+    members: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)  # per class body item
     positions: dict = field(default_factory=dict, repr=False)  # node -> CodeRange, file lines
     parents: dict = field(default_factory=dict, repr=False)
     _done: set[int] = field(default_factory=set, repr=False)
@@ -60,6 +61,9 @@ class SourceFile:
         if i in self._done or -1 in self._done:
             return
         self._done.add(i)
+        if i >= 0 and self._resolve_member(i, line):
+            self._done.discard(i)  # only one member of the class is resolved
+            return
         if i >= 0:
             top = self.module.body[i]
             first, last = self.tops[i]
@@ -71,9 +75,51 @@ class SourceFile:
         self._done.add(-1)  # the statement does not round-trip alone: resolve the whole module
         self._add(MetadataWrapper(self.module, unsafe_skip_copy=True), 0, {})
 
-    def _add(self, wrapper: MetadataWrapper, shift: int, alias: dict) -> None:
+    def _resolve_member(self, i: int, line: int) -> bool:
+        """Resolve only the method (or other class body statement) of top-level class `i` that
+        holds `line`: the class is code-generated with that one member, which must render back
+        to the class's header lines followed by the member's own lines. False when it does not."""
+        top = self.module.body[i]
+        ranges = self.members.get(i)
+        if not isinstance(top, cst.ClassDef) or not isinstance(top.body, cst.IndentedBlock) or not ranges:
+            return False
+        found = [j for j, (first, last) in enumerate(ranges) if first <= line <= last]
+        if not found:
+            return False
+        j = found[0]
+        if (i, j) in self._done:
+            return True
+        member = top.body.body[j]
+        alone_member = member.with_changes(leading_lines=())
+        alone_block = top.body.with_changes(body=[alone_member])
+        alone_class = top.with_changes(leading_lines=(), body=alone_block)
+        alone = self.module.with_changes(body=[alone_class], header=(), footer=())
+        code = alone.code
+        first, last = ranges[j]
+        top_first = self.tops[i][0]
+        header_lines = code.count("\n") - (last - first + 1)
+        if header_lines < 1:
+            return False
+        starts = self._starts()
+        expected = (self.text[to_offset(starts, top_first, 1):to_offset(starts, top_first + header_lines, 1)]
+                    + self.text[to_offset(starts, first, 1):to_offset(starts, last + 1, 1)])
+        if code != expected:
+            return False
+        self._done.add((i, j))
+        wrapper = MetadataWrapper(alone, unsafe_skip_copy=True)
+        alias = {alone_class: top, alone_block: top.body, alone_member: member}
+        self._add(wrapper, first - 1 - header_lines, alias, min_line=header_lines + 1)
+        self.parents[top.body] = top
+        self.parents[top] = self.module
+        return True
+
+    def _add(self, wrapper: MetadataWrapper, shift: int, alias: dict, min_line: int = 1) -> None:
+        """Record positions (moved down `shift` lines) and parents; nodes starting above
+        `min_line` of the wrapped code are not the file's and get no position."""
         meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
         for node, r in meta[PositionProvider].items():
+            if r.start.line < min_line:
+                continue
             node = alias.get(node, node)
             moved = CodeRange((r.start.line + shift, r.start.column), (r.end.line + shift, r.end.column))
             self.positions[node] = moved
@@ -164,30 +210,48 @@ def load(path: Path) -> SourceFile | None:
     parsed = parse_file(path)
     if isinstance(parsed, Finding):
         return None
-    return SourceFile(path, path.read_bytes(), parsed.module, parsed.source, _top_lines(parsed.module, parsed.source))
+    tops, members = _statement_lines(parsed.module, parsed.source)
+    return SourceFile(path, path.read_bytes(), parsed.module, parsed.source, tops, members)
 
 
-def _top_lines(module: cst.Module, text: str) -> list[tuple[int, int]]:
-    """(first line, last line) of each top-level libcst statement, from CPython's ast (cheap):
-    decorators included, the blank and comment lines above excluded. Empty when the two trees
-    do not line up (then positions are resolved for the whole module)."""
+def _statement_lines(module: cst.Module, text: str) -> tuple[list[tuple[int, int]], dict[int, list[tuple[int, int]]]]:
+    """(first line, last line) of each top-level libcst statement, and of each body statement
+    of the top-level classes (by the class's index), from CPython's ast (cheap): decorators
+    included, the blank and comment lines above excluded. Empty when the trees do not line up
+    (then positions are resolved for the whole statement, or the whole module)."""
     import ast
 
     try:
         body = ast.parse(text).body
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
+        return [], {}
+    tops = _lines(list(module.body), body)
+    members: dict[int, list[tuple[int, int]]] = {}
+    if tops:
+        k = 0
+        for i, stmt in enumerate(module.body):
+            n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
+            if isinstance(stmt, cst.ClassDef) and isinstance(stmt.body, cst.IndentedBlock):
+                ranges = _lines(list(stmt.body.body), body[k].body)
+                if ranges:
+                    members[i] = ranges
+            k += n
+    return tops, members
+
+
+def _lines(statements: list[cst.BaseStatement], nodes: list) -> list[tuple[int, int]]:
+    """(first, last) line per libcst statement from the matching ast statements, or []."""
     out, k = [], 0
-    for stmt in module.body:
+    for stmt in statements:
         n = len(stmt.body) if isinstance(stmt, cst.SimpleStatementLine) else 1
-        group = body[k:k + n]
+        group = nodes[k:k + n]
         k += n
         if len(group) != n:
             return []
         decorators = getattr(group[0], "decorator_list", [])
         first = min([group[0].lineno, *(d.lineno for d in decorators)])
         out.append((first, group[-1].end_lineno or group[-1].lineno))
-    return out if k == len(body) else []
+    return out if k == len(nodes) else []
 
 
 def line_starts(text: str) -> list[int]:
