@@ -9,6 +9,7 @@ cached by content hash (breakscan.static.cache).
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import io
 import multiprocessing
@@ -38,6 +39,10 @@ from breakscan.static.syntax import indexed_functions
 PARSE_ERROR_RULE = "BRK901"
 INTERNAL_ERROR_RULE = "BRK900"
 PARALLEL_MIN_FILES = 64  # below this a process pool costs more than it saves
+# Cyclic-GC thresholds while a pool runs (workers and the parent unpickling their results):
+# parse trees are acyclic and freed by reference counting, and CPython's default (700, 10, 10)
+# walks each file's growing tree again and again (about a tenth of the workers' CPU time).
+POOL_GC_THRESHOLDS = (50_000, 50, 100)
 
 
 @dataclass
@@ -344,6 +349,7 @@ _STATE: dict = {}  # phase B inputs, inherited by forked workers (or sent once t
 
 
 def _init_worker(state: dict) -> None:
+    gc.set_threshold(*POOL_GC_THRESHOLDS)
     _STATE.update(state)
 
 
@@ -383,13 +389,20 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
                 progress(1)
         return out
     chunk = max(1, min(64, len(items) // (jobs * 8)))
-    with _pool(jobs, state or {}) as pool:
-        out = []
-        for result in pool.map(fn, items, chunksize=chunk):
-            out.append(result)
-            if progress:
-                progress(1)
-        return out
+    thresholds = gc.get_threshold()
+    gc.freeze()  # forked workers inherit the parent's objects: no collection of theirs walks them
+    gc.set_threshold(*POOL_GC_THRESHOLDS)
+    try:
+        with _pool(jobs, state or {}) as pool:
+            out = []
+            for result in pool.map(fn, items, chunksize=chunk):
+                out.append(result)
+                if progress:
+                    progress(1)
+            return out
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
 
 
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
