@@ -308,6 +308,24 @@ def test_failing_rule_check_is_an_error_finding_and_other_rules_still_run(tmp_pa
     assert "Traceback (most recent call last)" in verbose.message and "_boom" in verbose.message
 
 
+def test_an_internal_error_is_not_cached(tmp_path, rules, monkeypatch):
+    """A BRK900 is retried on the next run (and `--verbose` then shows its traceback)."""
+    from breakscan.static.cache import Cache
+    from breakscan.static.checks import RegionVisitor
+
+    path = _write(tmp_path, "model.py", MASKED.encode())
+    cache = Cache(tmp_path, directory=tmp_path / "cache")
+    with monkeypatch.context() as patch:
+        patch.setattr(RegionVisitor, "visit_Subscript", _boom)
+        patch.setattr(walk, "_METHODS", {})
+        first = scan_files([path], rules, cache=cache)
+    assert "BRK900" in {f.rule_id for f in first.findings}
+    walk._METHODS.clear()
+    again = scan_files([path], rules, cache=Cache(tmp_path, directory=tmp_path / "cache"))
+    assert again.cache_hits == 0  # not replayed from the cache
+    assert {(f.rule_id, f.line) for f in again.findings} == {("BRK106", 6), ("BRK201", 7), ("BRK102", 8)}
+
+
 def test_failing_rule_check_through_the_cli(tmp_path, monkeypatch):
     from typer.testing import CliRunner
 

@@ -444,7 +444,10 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     for path, findings in _map(_check_one, todo, jobs, state, progress):
         result.findings.extend(findings)
         if cache:
-            cache.put_findings(str(path), keys[str(path)], findings)
+            if not any(f.rule_id == INTERNAL_ERROR_RULE for f in findings):
+                # An internal error is breakscan's bug: retried on the next run, and `--verbose`
+                # then shows its traceback instead of a cached one-line message.
+                cache.put_findings(str(path), keys[str(path)], findings)
     if cache:
         cache.save()
     result.findings.sort(key=Finding.sort_key)
