@@ -115,6 +115,11 @@ def _param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
     return T.TENSOR if is_forward_or_root else T.UNKNOWN
 
 
+def _all_params(node: cst.FunctionDef) -> list[cst.Param]:
+    """Positional-only, ordinary and keyword-only parameters, in order (no `*args`/`**kwargs`)."""
+    return [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+
+
 _METADATA_ATTRS = {"dtype", "device", "is_cuda", "training", "requires_grad", "is_meta", "is_cpu"}
 
 
@@ -258,7 +263,7 @@ class RegionVisitor(Binder):
         return True
 
     def _note_params(self, node: cst.FunctionDef, region: Region | None) -> None:
-        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        params = _all_params(node)
         names = {p.name.value for p in params} - {"self", "cls"}
         scalars: set[str] = set()
         strings: set[str] = set()
@@ -285,11 +290,15 @@ class RegionVisitor(Binder):
         return self.region is not None
 
     def _root_env(self, region: Region) -> TypeEnv:
+        return self._class_env(region.cls)
+
+    def _class_env(self, cls: ClassInfo | None) -> TypeEnv:
+        """A function scope knowing `cls`'s parameters, buffers, scalars and submodules."""
         tensors: set[str] = set()
         scalars: set[str] = set()
         modules: set[str] = set()
-        if region.cls is not None:
-            tensors, scalars, subs = self.index.class_attr_kinds(region.cls.qualname)
+        if cls is not None:
+            tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
                        returns=self._return_kind)
@@ -319,16 +328,8 @@ class RegionVisitor(Binder):
         if node is None or (qualname, 1) in self.functions:  # redefined: which one runs is unknown
             return T.UNKNOWN
         self._returns[qualname] = None
-        tensors: set[str] = set()
-        scalars: set[str] = set()
-        modules: set[str] = set()
-        if cls is not None:
-            tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
-            modules = set(subs)
-        env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                      returns=self._return_kind)
-        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
-        for i, param in enumerate(params):
+        env = self._class_env(cls)
+        for i, param in enumerate(_all_params(node)):
             if not (i == 0 and cls is not None and param.name.value in ("self", "cls")):
                 env.names[param.name.value] = _param_kind(param, False)
         collector = ReturnCollector(env)
@@ -340,7 +341,7 @@ class RegionVisitor(Binder):
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
-        params = list(node.params.posonly_params) + list(node.params.params) + list(node.params.kwonly_params)
+        params = _all_params(node)
         for i, param in enumerate(params):
             name = param.name.value
             if i == 0 and name in ("self", "cls") and region is not None and region.cls is not None:
