@@ -19,6 +19,7 @@ from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, Posi
 
 from breakscan.findings import Edit, Finding
 from breakscan.static.engine import parse_file
+from breakscan.static.positions import file_lines, resolve_alone
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 
@@ -37,8 +38,9 @@ class SourceFile:
     members: dict[int, list[tuple[int, int]]] = field(default_factory=dict, repr=False)  # per class body item
     positions: dict = field(default_factory=dict, repr=False)  # node -> CodeRange, file lines
     parents: dict = field(default_factory=dict, repr=False)
-    _done: set[int] = field(default_factory=set, repr=False)
+    _done: set = field(default_factory=set, repr=False)  # top-level indexes, (class, member) pairs, -1: all
     _line_starts: list[int] | None = field(default=None, repr=False)
+    _lines: list[str] | None = field(default=None, repr=False)  # positions._LINE lines
     _by_start: dict = field(default_factory=dict, repr=False)
 
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
@@ -55,78 +57,53 @@ class SourceFile:
         return self.positions[node]
 
     def _resolve(self, line: int) -> None:
-        """Positions and parents of the top-level statement holding `line` (all when unknown)."""
+        """Positions and parents of the statement holding `line`: a member of a top-level class,
+        else the top-level statement (positions.resolve_alone); the whole module when that
+        statement does not render back to its own lines, or when `line` is in none."""
         found = [i for i, (first, last) in enumerate(self.tops) if first <= line <= last]
         i = found[0] if found else -1
         if i in self._done or -1 in self._done:
             return
-        self._done.add(i)
-        if i >= 0 and self._resolve_member(i, line):
-            self._done.discard(i)  # only one member of the class is resolved
-            return
         if i >= 0:
-            top = self.module.body[i]
-            first, last = self.tops[i]
-            alone = self.module.with_changes(body=[top.with_changes(leading_lines=())], header=(), footer=())
-            starts = self._starts()
-            if alone.code == self.text[to_offset(starts, first, 1):to_offset(starts, last + 1, 1)]:
-                self._add(MetadataWrapper(alone, unsafe_skip_copy=True), first - 1, {alone.body[0]: top})
+            key, stmt, (first, last), parent = self._part(i, line)
+            if key in self._done:
                 return
-        self._done.add(-1)  # the statement does not round-trip alone: resolve the whole module
-        self._add(MetadataWrapper(self.module, unsafe_skip_copy=True), 0, {})
+            if self._lines is None:
+                self._lines = file_lines(self.text)
+            got = resolve_alone(self.module, stmt, first, last, self._lines, (PositionProvider, ParentNodeProvider))
+            if got is not None:
+                self._done.add(key)
+                meta, shift, min_line = got
+                self._add(meta, shift, min_line)
+                self.parents[stmt] = parent
+                return
+        self._done.add(-1)
+        self._add(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve_many(
+            [PositionProvider, ParentNodeProvider]), 0, 1)
 
-    def _resolve_member(self, i: int, line: int) -> bool:
-        """Resolve only the method (or other class body statement) of top-level class `i` that
-        holds `line`: the class is code-generated with that one member, which must render back
-        to the class's header lines followed by the member's own lines. False when it does not."""
+    def _part(self, i: int, line: int) -> tuple[object, cst.BaseStatement, tuple[int, int], cst.CSTNode]:
+        """(done key, statement, its lines, its parent) for `line` in top-level statement `i`:
+        the class member holding it when `i` is a class, else the statement itself."""
         top = self.module.body[i]
-        ranges = self.members.get(i)
-        if not isinstance(top, cst.ClassDef) or not isinstance(top.body, cst.IndentedBlock) or not ranges:
-            return False
-        found = [j for j, (first, last) in enumerate(ranges) if first <= line <= last]
-        if not found:
-            return False
-        j = found[0]
-        if (i, j) in self._done:
-            return True
-        member = top.body.body[j]
-        alone_member = member.with_changes(leading_lines=())
-        alone_block = top.body.with_changes(body=[alone_member])
-        alone_class = top.with_changes(leading_lines=(), body=alone_block)
-        alone = self.module.with_changes(body=[alone_class], header=(), footer=())
-        code = alone.code
-        first, last = ranges[j]
-        top_first = self.tops[i][0]
-        header_lines = code.count("\n") - (last - first + 1)
-        if header_lines < 1:
-            return False
-        starts = self._starts()
-        expected = (self.text[to_offset(starts, top_first, 1):to_offset(starts, top_first + header_lines, 1)]
-                    + self.text[to_offset(starts, first, 1):to_offset(starts, last + 1, 1)])
-        if code != expected:
-            return False
-        self._done.add((i, j))
-        wrapper = MetadataWrapper(alone, unsafe_skip_copy=True)
-        alias = {alone_class: top, alone_block: top.body, alone_member: member}
-        self._add(wrapper, first - 1 - header_lines, alias, min_line=header_lines + 1)
-        self.parents[top.body] = top
-        self.parents[top] = self.module
-        return True
+        for j, (first, last) in enumerate(self.members.get(i, ())):
+            if first <= line <= last and isinstance(top, cst.ClassDef) and isinstance(top.body, cst.IndentedBlock):
+                self.parents[top.body] = top
+                self.parents[top] = self.module
+                return (i, j), top.body.body[j], (first, last), top.body
+        return i, top, self.tops[i], self.module
 
-    def _add(self, wrapper: MetadataWrapper, shift: int, alias: dict, min_line: int = 1) -> None:
-        """Record positions (moved down `shift` lines) and parents; nodes starting above
-        `min_line` of the wrapped code are not the file's and get no position."""
-        meta = wrapper.resolve_many([PositionProvider, ParentNodeProvider])
+    def _add(self, meta: dict, shift: int, min_line: int) -> None:
+        """Record positions (moved down `shift` lines) and parents of the nodes that start at or
+        below generated line `min_line` (the statement's own, not a wrapper's)."""
         for node, r in meta[PositionProvider].items():
             if r.start.line < min_line:
                 continue
-            node = alias.get(node, node)
             moved = CodeRange((r.start.line + shift, r.start.column), (r.end.line + shift, r.end.column))
             self.positions[node] = moved
             self._by_start.setdefault((moved.start.line, moved.start.column), []).append(node)
         for node, parent in meta[ParentNodeProvider].items():
-            node, parent = alias.get(node, node), alias.get(parent, parent)
-            self.parents[node] = self.module if isinstance(parent, cst.Module) else parent
+            if node in self.positions:
+                self.parents[node] = self.module if isinstance(parent, cst.Module) else parent
 
     def node_at(self, finding: Finding, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
         """The node of type `kind` that a finding points at (its start, and end when known).

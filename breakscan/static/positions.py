@@ -192,42 +192,54 @@ class Locator:
         return Span(pos.start.line, pos.start.column + 1, pos.end.line, pos.end.column + 1)
 
     def _positions_in(self, function: cst.FunctionDef, extent: tuple[int, int, int]) -> tuple[dict, int] | None:
-        """PositionProvider over a module holding only `function` (under an `if _:` block
-        indented as its `def` is, so columns match), and the line shift to the file's lines.
-
-        PositionProvider code-generates all it covers; the whole module costs more than
-        parsing it, one function a fraction of that. Used only when the generated lines of
-        the function equal the file's lines first..last (the ast extent) and every line break
-        of the file is one PositionProvider counts (no lone CR): then each node sits at the
-        same column, and the same line less a constant, as in the whole module. None otherwise.
-        """
+        """PositionProvider over the region function alone (`resolve_alone`) and the line shift
+        to the file's lines; None where that cannot be proved exact, or the file has a lone CR
+        (a line break PositionProvider does not count)."""
         key = id(function)
-        if key in self._function_positions:
-            return self._function_positions[key]
-        self._function_positions[key] = None
-        first, last, _ = extent
-        if self._text_lines is None:
-            self._text_lines = _LINE.findall(self.source)
-        if first < 2 or last < first or last > len(self._text_lines) \
-                or self.source.count("\r") != self.source.count("\r\n"):
-            return None
-        head = self._text_lines[first - 1]
-        ws = head[:len(head) - len(head.lstrip(" \t"))]
-        if not head[len(ws):].startswith("@" if function.decorators else ("def", "async")):
-            return None
-        wrapped = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[function], indent=ws)) if ws else function
-        module = self.module.with_changes(body=[wrapped], header=[], footer=[])
-        try:
-            wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-            start = (1 if ws else 0) + len(function.leading_lines)  # generated lines before `first`
-            generated = _LINE.findall(wrapper.module.code)
-            if generated[start:start + last - first + 1] != self._text_lines[first - 1:last]:
-                return None
-            positions = wrapper.resolve(PositionProvider)
-        except Exception:  # a wrapper libcst refuses: the whole module answers
-            return None
-        self._function_positions[key] = (positions, first - 1 - start)
+        if key not in self._function_positions:
+            self._function_positions[key] = None
+            if self._text_lines is None:
+                self._text_lines = file_lines(self.source)
+            if self.source.count("\r") == self.source.count("\r\n"):
+                got = resolve_alone(self.module, function, extent[0], extent[1], self._text_lines, (PositionProvider,))
+                if got is not None:
+                    meta, delta, _ = got
+                    self._function_positions[key] = (meta[PositionProvider], delta)
         return self._function_positions[key]
+
+
+def file_lines(text: str) -> list[str]:
+    """`text` split into lines as CPython counts them (CRLF, CR, LF), line ends kept."""
+    return _LINE.findall(text)
+
+
+def resolve_alone(module: cst.Module, stmt: cst.BaseStatement, first: int, last: int, lines: list[str],
+                  providers: tuple) -> tuple[dict, int, int] | None:
+    """libcst metadata for one statement of `module` without code-generating the whole module.
+
+    `stmt` is wrapped in a module of its own (under an `if _:` block indented as it is in the
+    file, so columns match) and `providers` are resolved there. Exact only when the generated
+    lines of the statement equal the file's lines `first`..`last` (1-based, from CPython's ast:
+    decorators included, leading comments not); None otherwise, and for a lone CR in them.
+    Returns (metadata by provider, line shift to add to reach the file's lines, the first
+    generated line that belongs to `stmt`). PositionProvider code-generates what it covers:
+    the whole module costs more than parsing it, one statement a fraction of that.
+    """
+    if first < 1 or last < first or last > len(lines):
+        return None
+    if any(line.endswith("\r") for line in lines[first - 1:last]):
+        return None
+    head = lines[first - 1]
+    ws = head[:len(head) - len(head.lstrip(" \t"))]
+    wrapped = cst.If(test=cst.Name("_"), body=cst.IndentedBlock(body=[stmt], indent=ws)) if ws else stmt
+    try:
+        wrapper = MetadataWrapper(module.with_changes(body=[wrapped], header=[], footer=[]), unsafe_skip_copy=True)
+        start = (1 if ws else 0) + len(getattr(stmt, "leading_lines", ()))  # generated lines before `first`
+        if _LINE.findall(wrapper.module.code)[start:start + last - first + 1] != lines[first - 1:last]:
+            return None
+        return wrapper.resolve_many(providers), first - 1 - start, start + 1
+    except Exception:  # a wrapper libcst refuses: the caller falls back to the whole module
+        return None
 
 
 def _segment_of(lines: list[bytes], node: ast.AST) -> tuple[str, tuple[int, int, int, int]] | None:
