@@ -85,6 +85,7 @@ class Rule:
     precision: str = "high"
     limitations: str = ""
     requires: str = ""  # "cuda" when the pattern only exists on a GPU
+    python_versions: str = ""  # a Python range like "<3.12" when the pattern depends on it
     verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
     autofix: AutoFix | None = None  # `[autofix]`: the rule is fixable by `--fix`
     source: Path | None = field(default=None, compare=False)
@@ -94,6 +95,10 @@ class Rule:
         if torch_version is None:
             return True
         return version_in_range(torch_version, self.torch_versions)
+
+    def applies_to_python(self, python: tuple[int, int] | None = None) -> bool:
+        """True when the pattern breaks on `python` (major, minor; default: the running one)."""
+        return not self.python_versions or version_in_range(python or sys.version_info[:2], self.python_versions)
 
     def gb_links(self) -> list[str]:
         """Links to the graph-break site's page for each of the rule's GB ids."""
@@ -169,6 +174,7 @@ def load_rule(path: Path) -> Rule:
             precision=data.get("precision", "high"),
             limitations=data.get("limitations", "").strip(),
             requires=data.get("requires", ""),
+            python_versions=data.get("python", ""),
             verified=tuple(data.get("verified", ())),
             autofix=_autofix(path, data.get("autofix")),
             source=path,
@@ -179,7 +185,8 @@ def load_rule(path: Path) -> Rule:
         if isinstance(exc, CatalogError):
             raise
         raise CatalogError(f"{path.name}: {exc}") from exc
-    version_in_range((2, 0), rule.torch_versions)  # validate the range now
+    version_in_range((2, 0), rule.torch_versions)  # validate the ranges now
+    version_in_range((3, 10), rule.python_versions)
     return rule
 
 

@@ -453,7 +453,7 @@ def rules_command(
         typer.echo(json.dumps([
             {"id": r.id, "name": r.name, "title": r.title, "family": r.family,
              "severity": r.severity.value, "kind": r.kind.value, "gb_ids": list(r.gb_ids),
-             "torch": r.torch_versions, "fix": r.fix} for r in catalog.values()], indent=2))
+             "torch": r.torch_versions, "python": r.python_versions or None, "fix": r.fix} for r in catalog.values()], indent=2))
         return
     if output_format != "text":
         raise fail("--format must be text or json")

@@ -26,6 +26,7 @@ def rule_index(rules: dict[str, Rule]) -> str:
             gbs = ", ".join(f"[{g}]({GB_SITE.format(g.lower())})" for g in r.gb_ids) or "—"
             title = r.title.replace("|", "\\|")
             note = " (CUDA only)" if r.requires == "cuda" else ""
+            note += f" (Python {r.python_versions})" if r.python_versions else ""
             fix = r.autofix.safety if r.autofix else "—"
             out.append(f"| {r.id} | {r.name} | {r.kind.value} | {r.severity.value} | {gbs} | "
                        f"{r.torch_versions} | {fix} | {title}{note} |")

@@ -1,7 +1,8 @@
 """Merge static predictions with Dynamo's observations into one list of findings.
 
 Statuses (DESIGN.md): `confirmed` when Dynamo broke on a line a static finding spans;
-`refuted` when Dynamo traced that line without breaking; `predicted` otherwise; Dynamo-only
+`refuted` when Dynamo traced that line without breaking (and, for a conditional finding, traced
+one of the breaks it follows from); `predicted` otherwise; Dynamo-only
 breaks stay `observed` under their graph-break id.
 """
 
@@ -54,7 +55,8 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
             ordered = same_gb + [m for m in on_line if m not in same_gb]
             out.append(_confirm(pred, [d for _, d in ordered]))
             used.update(id(d) for _, d in on_line)
-        elif any(line in traced.get(key, ()) for line in range(pred.line, last + 1)):
+        elif any(line in traced.get(key, ()) for line in range(pred.line, last + 1)) \
+                and _condition_traced(pred, traced):
             out.append(pred.replace(status=Status.REFUTED))
         else:
             out.append(pred)
@@ -63,6 +65,23 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
     out.extend(d.replace(status=Status.OBSERVED) for d in passthrough)
     out.sort(key=Finding.sort_key)
     return out
+
+
+def _condition_traced(pred: Finding, traced: dict[str, set[int]]) -> bool:
+    """Whether the breaks a conditional prediction follows from were exercised.
+
+    A finding with `extra["requires"]` ("path:line" sites, e.g. BRK406's breaks under a try
+    block) only happens where one of them does: its line traced without a break refutes it
+    only if one of those sites was traced too, not where another caller ran the same line.
+    """
+    requires = pred.extra.get("requires")
+    if not requires:
+        return True
+    for site in requires:
+        path, _, line = site.rpartition(":")
+        if line.isdigit() and int(line) in traced.get(_key(path), ()):
+            return True
+    return False
 
 
 def _match_recompile(pred: Finding, observed: list[Finding], used: set[int]) -> Finding:

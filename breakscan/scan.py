@@ -54,9 +54,9 @@ def installed_torch_version() -> str | None:
 
 
 def active_rules(catalog: dict[str, Rule], config: Config, torch_version: tuple[int, int] | None) -> list[Rule]:
-    """Rules selected by the config whose pattern breaks on `torch_version`."""
+    """Rules selected by the config whose pattern breaks on `torch_version` and this Python."""
     return [r for r in catalog.values()
-            if rule_selected(r.id, config) and r.applies_to(torch_version) and r.match]
+            if rule_selected(r.id, config) and r.applies_to(torch_version) and r.applies_to_python() and r.match]
 
 
 def defines_examples(data: bytes) -> bool:

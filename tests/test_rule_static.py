@@ -11,8 +11,7 @@ import re
 import pytest
 
 from breakscan.catalog import load_catalog
-from breakscan.static.checks import IMPLEMENTED_CHECKS
-from breakscan.static.engine import scan_files
+from breakscan.static.engine import IMPLEMENTED_CHECKS, scan_files
 
 CATALOG = load_catalog()
 STATIC_RULES = [r for r in CATALOG.values()

@@ -95,9 +95,13 @@ def fallback_descriptor(rule_id: str, level: str) -> ReportingDescriptor:
     )
 
 
+def _python(rule: Rule, quote: str = "") -> str:
+    return f", Python {quote}{rule.python_versions}{quote}" if rule.python_versions else ""
+
+
 def rule_help_text(rule: Rule) -> str:
     """Plain-text help: title, rationale, fix, torch versions, examples, limitations, links."""
-    parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}."]
+    parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}{_python(rule)}."]
     parts += [f"Breaking example:\n{_indent(e.code)}" for e in rule.breaking]
     parts += [f"Fixed example:\n{_indent(e.code)}" for e in rule.fixed]
     if rule.limitations:
@@ -112,7 +116,7 @@ def rule_help_markdown(rule: Rule) -> str:
         f"**{rule.title}**",
         rule.rationale,
         f"### Fix\n\n{rule.fix}",
-        f"Breaks on torch `{rule.torch_versions}`.",
+        f"Breaks on torch `{rule.torch_versions}`{_python(rule, '`')}.",
     ]
     parts += [f"### Breaking example\n\n{_fence(e.code)}" for e in rule.breaking]
     parts += [f"### Fixed example\n\n{_fence(e.code)}" for e in rule.fixed]

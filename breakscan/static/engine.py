@@ -29,6 +29,8 @@ import libcst as cst
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
+from breakscan.static import frames
+from breakscan.static.checks import IMPLEMENTED_CHECKS as CHECKS_PER_FUNCTION
 from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.positions import Locator
@@ -36,6 +38,8 @@ from breakscan.static.regions import Region, RegionFinder
 from breakscan.static.suppress import is_suppressed
 from breakscan.static.syntax import indexed_functions
 
+# Named checks the static pass implements: RegionVisitor's, per function, and the cross-file ones.
+IMPLEMENTED_CHECKS = frozenset(CHECKS_PER_FUNCTION | {frames.CHECK})
 PARSE_ERROR_RULE = "BRK901"
 INTERNAL_ERROR_RULE = "BRK900"
 PARALLEL_MIN_FILES = 64  # below this a process pool costs more than it saves
@@ -450,6 +454,9 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
                 cache.put_findings(str(path), keys[str(path)], findings)
     if cache:
         cache.save()
+    skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
+    if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
+        result.findings.extend(frames.SkippedFrames(index, regions, result.findings).findings(skip_rules))
     result.findings.sort(key=Finding.sort_key)
     return result
 

@@ -62,6 +62,44 @@ class CallRef:
 
 
 @dataclass
+class Comprehension:
+    """A list/set/dict comprehension that would run as its own frame (Python <= 3.11).
+
+    `references_module` when its body names `self` or a torch module: the values that make
+    Dynamo's `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
+    """
+
+    line: int
+    offset: int  # ast's: UTF-8 bytes from the line start, 0-based
+    end_line: int
+    end_offset: int
+    before_try: bool  # starts before the try statement it is recorded with
+    references_module: bool
+
+
+@dataclass
+class TryFrame:
+    """A function (or nested def) with a `try` statement, for frames Dynamo skips.
+
+    Dynamo cannot resume after a graph break inside a try block: it compiles up to the last
+    resumable point before it (if the graph there is non-empty), else skips the whole function,
+    and runs the rest eagerly. `try_calls` are the calls in the try body, `calls_param` when one
+    calls a parameter of an enclosing def (a decorator's wrapper calling the function it wraps),
+    `ops_before` when statements before the try may put operations in the graph.
+    """
+
+    def_line: int
+    def_end: int
+    try_line: int
+    body_first: int
+    body_last: int
+    try_calls: list[CallRef] = field(default_factory=list)
+    calls_param: bool = False
+    ops_before: bool = False
+    comprehensions: list[Comprehension] = field(default_factory=list)
+
+
+@dataclass
 class FunctionInfo:
     """A function or method: decorators (qualified), calls (untraced branches pruned), position."""
 
@@ -73,6 +111,7 @@ class FunctionInfo:
     calls: list[CallRef] = field(default_factory=list)
     end_line: int = 0
     indent: int = 0  # columns of indentation of the `def` (code points)
+    try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
 
 
 @dataclass
@@ -245,7 +284,8 @@ class _Indexer:
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset)
-        _collect_calls(self.info, fn, node.body, self)
+        if _collect_calls(self.info, fn, node.body, self):
+            fn.try_frames = try_frames(self.info, node)
         if DISABLE_DECORATORS & set(fn.decorators):
             owner = cls.qualname if cls else self.info.name
             self.info.disabled.add(f"{owner}.{node.name}")
@@ -338,13 +378,15 @@ class _Indexer:
                         self.info.compile_targets.append(dotted)
 
 
-def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> None:
+def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> bool:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
+    Returns whether the body holds a `try` statement.
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
+    has_try = False
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -371,7 +413,136 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                     calls.append(CallRef("name", name))
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
+        elif kind in _TRY_NODES:
+            has_try = True
         stack.extend(ast.iter_child_nodes(node))
+    return has_try
+
+
+_TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)  # generator expressions are skipped frames
+# Module objects Dynamo's has_tensor_in_frame counts when a frame names them as globals.
+TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
+                 "torch.distributed", "torch.cuda", "torch.autograd", "torch.nn.init", "torch.distributions"}
+# Iterables whose iterators Dynamo can step when a comprehension frame receives them (measured on 2.13:
+# range and tuple iterators trace; list, dict, set, str, enumerate, zip and reversed ones do not).
+_STEPPABLE_CALLS = {"range", "tuple"}
+
+
+def try_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[TryFrame]:
+    """The defs in `node` (itself and nested ones) that hold a `try`; see TryFrame."""
+    frames: list[TryFrame] = []
+    todo: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]]] = [(node, frozenset())]
+    while todo:
+        fn, outer_params = todo.pop()
+        params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
+        own = _own_nodes(fn)
+        todo.extend((sub, outer_params | params) for sub in own if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)))
+        tries = [n for n in own if isinstance(n, _TRY_NODES)]
+        if not tries:
+            continue
+        first = min(tries, key=lambda t: (t.lineno, t.col_offset))
+        frame = TryFrame(fn.lineno, fn.end_lineno or fn.lineno, first.lineno, first.body[0].lineno,
+                         max(s.end_lineno or s.lineno for t in tries for s in t.body))
+        for t in tries:
+            for sub in (n for stmt in t.body for n in _walk_own(stmt)):
+                if isinstance(sub, ast.Call):
+                    ref = _call_ref(sub)
+                    if ref is not None:
+                        frame.try_calls.append(ref)
+                    if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
+                        frame.calls_param = True
+        frame.ops_before = any(_may_add_ops(info, n, params) for n in own
+                               if getattr(n, "end_lineno", None) and n.end_lineno < first.lineno)
+        for comp in own:
+            if isinstance(comp, _COMPREHENSIONS) and _steps_unsupported_iterator(info, comp):
+                frame.comprehensions.append(Comprehension(
+                    comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno, comp.end_col_offset or 0,
+                    comp.lineno < first.lineno, _references_module(info, comp)))
+        frames.append(frame)
+    return frames
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """Nodes of a def's body, not descending into nested defs or lambdas (those are listed)."""
+    out: list[ast.AST] = []
+    for stmt in fn.body:  # type: ignore[attr-defined]
+        out.extend(_walk_own(stmt))
+    return out
+
+
+def _walk_own(root: ast.AST) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        if isinstance(node, _DEFS) and node is not root:
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return out
+
+
+def _call_ref(node: ast.Call) -> CallRef | None:
+    func = node.func
+    if isinstance(func, ast.Attribute):
+        recv = func.value
+        if isinstance(recv, ast.Name) and recv.id == "self":
+            return CallRef("self", func.attr)
+        if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
+            return CallRef("super", func.attr)
+    name = ast_dotted(func)
+    return CallRef("name", name) if name else None
+
+
+def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:
+    """Whether `node` may put a tensor operation in the graph (so Dynamo has a point to resume from).
+
+    Conservative towards True: arithmetic, torch calls, `self.m(...)` calls (submodules, methods),
+    and method calls on positional parameters other than `self`.
+    """
+    if isinstance(node, ast.AugAssign):
+        return True
+    if isinstance(node, ast.BinOp):
+        strings = (ast.JoinedStr,)
+        return not (isinstance(node.left, strings) or (isinstance(node.left, ast.Constant)
+                                                         and isinstance(node.left.value, str)))
+    if isinstance(node, ast.Call):
+        name = ast_dotted(node.func) or ""
+        if info.qualify(name).startswith("torch.") and compiling_guard(info, node) is None:
+            return True
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            return func.value.id in params
+    return False
+
+
+def _steps_unsupported_iterator(info: ModuleInfo, comp: ast.AST) -> bool:
+    """False when the comprehension's outermost iterable is one whose iterator Dynamo steps."""
+    it = comp.generators[0].iter  # type: ignore[attr-defined]
+    if isinstance(it, ast.Tuple):
+        return False
+    if isinstance(it, ast.Call):
+        name = ast_dotted(it.func) or ""
+        if name in _STEPPABLE_CALLS or name.endswith(".size"):  # torch.Size is a tuple
+            return False
+    if isinstance(it, ast.Attribute) and it.attr == "shape":
+        return False
+    return True
+
+
+def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
+    """The comprehension's own frame names `self` or a torch module (its first iterable is
+    evaluated by the enclosing frame and does not count)."""
+    gens = comp.generators  # type: ignore[attr-defined]
+    parts: list[ast.AST] = [getattr(comp, k) for k in ("elt", "key", "value") if hasattr(comp, k)]
+    parts += [g.target for g in gens] + [i for g in gens for i in g.ifs] + [g.iter for g in gens[1:]]
+    for part in parts:
+        for sub in ast.walk(part):
+            if isinstance(sub, ast.Name) and (sub.id == "self" or info.qualify(sub.id) in TORCH_MODULES):
+                return True
+    return False
 
 
 def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str | None = None) -> ModuleInfo:

@@ -1,0 +1,193 @@
+"""BRK406: comprehensions in a function Dynamo skips after a graph break under a try block.
+
+Static part: the cross-file pass (breakscan.static.frames) finds the break below the try body
+through methods, submodules and a decorator's wrapper, and flags only the comprehensions Dynamo
+runs as frames of their own. Merge part: the finding is conditional on the breaks it names.
+Dynamic part: real Dynamo confirms the decorator-wrapper form (transformers' capture_outputs).
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from breakscan.catalog import load_catalog
+from breakscan.findings import Finding, Kind, Status
+from breakscan.merge import merge
+from breakscan.static.engine import scan_files
+
+CATALOG = load_catalog()
+RULE = CATALOG["BRK406"]
+needs_comprehension_frames = pytest.mark.skipif(
+    sys.version_info >= (3, 12), reason="Python 3.12 inlines comprehensions (PEP 709)")
+
+WRAPPER = '''
+import functools
+import torch
+from torch import nn
+
+REGISTRY = {"hidden": 1, "attn": 2}
+
+
+def capture(func):
+    @functools.wraps(func)
+    def wrapper(self, *args, **kwargs):
+        flags = {f"out_{k}": kwargs.get(k, self.training) for k in REGISTRY}  # line 12
+        names = [k for k in REGISTRY]
+        try:
+            out = func(self, *args, **kwargs)
+        finally:
+            flags.clear()
+        extra = [self.training for _ in range(2)]
+        tail = [self for k in REGISTRY]  # line 19
+        return out
+    return wrapper
+
+
+class Breaks(nn.Module):
+    @capture
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.sum() > 0:  # line 27
+            return x + 1
+        return x - 1
+
+
+class Clean(nn.Module):
+    @capture
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x + 1
+'''
+
+
+def _scan(tmp_path: Path, code: str, name: str = "mod.py") -> list[Finding]:
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(code), encoding="utf-8")
+    return scan_files([path], list(CATALOG.values())).findings
+
+
+def _lines(findings: list[Finding], rule_id: str = "BRK406") -> list[int]:
+    return sorted(f.line for f in findings if f.rule_id == rule_id)
+
+
+@needs_comprehension_frames
+def test_decorator_wrapper_around_a_breaking_forward(tmp_path):
+    findings = _scan(tmp_path, WRAPPER)
+    assert _lines(findings, "BRK101") == [27]
+    # `names` names neither self nor torch (not traced as a frame); `extra` iterates a range.
+    assert _lines(findings) == [12, 19]
+    first = next(f for f in findings if f.rule_id == "BRK406")
+    assert first.extra["requires"] == [f"{tmp_path / 'mod.py'}:27"]
+    assert first.extra["try_line"] == 14
+    assert "line 14" in first.message and "mod.py:27" in first.message
+    assert first.code.startswith('{f"out_{k}"')
+
+
+@needs_comprehension_frames
+def test_no_break_below_the_try_means_no_finding(tmp_path):
+    code = WRAPPER.replace("if x.sum() > 0:  # line 27", "if x.dim() > 0:")
+    assert _lines(_scan(tmp_path, code)) == []
+
+
+@needs_comprehension_frames
+def test_operations_before_the_try_leave_only_later_comprehensions(tmp_path):
+    # Arithmetic before the block gives Dynamo a point to resume from: the comprehension
+    # before it is compiled in that graph, the one after still runs eagerly.
+    code = WRAPPER.replace("        names = [k for k in REGISTRY]\n",
+                           "        names = [k for k in REGISTRY]\n        scale = len(names) * 2\n")
+    assert _lines(_scan(tmp_path, code)) == [20]
+
+
+@needs_comprehension_frames
+def test_break_in_a_method_and_a_submodule_called_in_the_try(tmp_path):
+    code = '''
+    import torch
+    from torch import nn
+
+
+    class Inner(nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * int(x.max())
+
+
+    class Outer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.inner = Inner()
+            self.keys = ["a", "b"]
+
+        def forward(self, x):
+            try:
+                y = self.inner(x)
+            except RuntimeError:
+                y = x
+            gens = tuple(self.training for _ in self.keys)
+            kept = {k: self.training for k in self.keys}
+            return y
+
+        def helper(self, x):
+            try:
+                return self.step(x)
+            finally:
+                pass
+            return [torch.relu for k in self.keys]
+
+        def step(self, x: torch.Tensor) -> torch.Tensor:
+            return x.nonzero()
+    '''
+    findings = _scan(tmp_path, code)
+    # Line 22's generator expression is a generator frame, which Dynamo skips; `helper` is not
+    # in a compile region.
+    assert _lines(findings) == [23]
+
+
+def test_rule_is_inactive_from_python_3_12():
+    assert RULE.python_versions == "<3.12"
+    assert RULE.applies_to_python((3, 11)) and RULE.applies_to_python((3, 10))
+    assert not RULE.applies_to_python((3, 12)) and not RULE.applies_to_python((3, 13))
+
+
+def _conditional(path: str, requires: list[str]) -> Finding:
+    return Finding(rule_id="BRK406", kind=Kind.GRAPH_BREAK, path=path, line=12, column=1,
+                   message="m", status=Status.PREDICTED, gb_ids=("GB4347",),
+                   extra={"requires": requires})
+
+
+def test_merge_judges_a_conditional_finding_only_where_its_cause_ran(tmp_path):
+    path = str(tmp_path / "wrap.py")
+    cause = f"{tmp_path / 'model_a.py'}:27"
+    pred = _conditional(path, [cause])
+    # Another model ran the shared wrapper line without breaking; model_a never ran: not judged.
+    [kept] = merge([pred], [], {path: {12}})
+    assert kept.status is Status.PREDICTED
+    # model_a ran (its line 27 traced) and line 12 did not break: refuted.
+    [refuted] = merge([pred], [], {path: {12}, str(tmp_path / "model_a.py"): {27}})
+    assert refuted.status is Status.REFUTED
+    # An unconditional finding on a traced line is refuted as before.
+    plain = pred.replace(extra={})
+    assert merge([plain], [], {path: {12}})[0].status is Status.REFUTED
+
+
+@pytest.mark.dynamic
+@needs_comprehension_frames
+def test_dynamo_confirms_the_wrapper_comprehensions_and_not_the_clean_model(tmp_path):
+    pytest.importorskip("torch")
+    from breakscan.dynamic.runner import run_dynamic
+
+    code = textwrap.dedent(WRAPPER) + textwrap.dedent('''
+
+    def breakscan_examples():
+        yield Breaks(), (torch.ones(3),)
+        yield Clean(), (torch.ones(3),)
+    ''')
+    path = tmp_path / "mod.py"
+    path.write_text(code, encoding="utf-8")
+    static = scan_files([path], list(CATALOG.values())).findings
+    dynamic = run_dynamic(path, project_root=tmp_path, timeout=300)
+    merged = merge(static, dynamic.findings, dynamic.traced_lines)
+    statuses = {f.line: f.status for f in merged if f.rule_id == "BRK406"}
+    assert statuses == {12: Status.CONFIRMED, 19: Status.CONFIRMED}
+    observed = {f.line for f in merged if f.status is Status.OBSERVED and f.kind is Kind.GRAPH_BREAK}
+    assert not observed & {13, 18}, "neither the untraced nor the range comprehension breaks"
