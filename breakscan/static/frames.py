@@ -193,6 +193,8 @@ class SkippedFrames:
                         if is_suppressed(rule.id, lines, comp.line, comp.end_line):
                             continue
                         where = f"{_short(nearest[0])}:{nearest[1]}"
+                        if len(causes) > 1:
+                            where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
                         out.append(Finding(
                             rule_id=rule.id, kind=rule.kind, path=path, line=comp.line, column=column,
                             end_line=comp.end_line, end_column=end_column,
