@@ -141,8 +141,11 @@ class Binder:
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if self.env is not None:
             kind = self.env.kind(original_node.value)
+            elements = (self.env.element_kinds(original_node.value)
+                        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
+                        else None)
             for target in original_node.targets:
-                self.env.bind(target.target, kind)
+                self.env.bind(target.target, kind, elements)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if self.env is not None:
@@ -186,6 +189,7 @@ class ReturnCollector(Binder):
     def __init__(self, env: TypeEnv) -> None:
         self.env = env
         self.kinds: list[T] = []
+        self.tuples: list[list[T] | None] = []  # per `return`: its tuple display's element kinds
         self.generator = False
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
@@ -204,11 +208,160 @@ class ReturnCollector(Binder):
     def visit_Return(self, node: cst.Return) -> bool:
         assert self.env is not None
         self.kinds.append(self.env.kind(node.value) if node.value is not None else T.SCALAR)
+        self.tuples.append(self.env.element_kinds(node.value) if isinstance(node.value, cst.Tuple) else None)
         return False
 
     def result(self) -> T:
         """The joined return kind (tensors.join_kinds), UNKNOWN for a generator."""
         return T.UNKNOWN if self.generator else join_kinds(self.kinds)
+
+    def tuple_result(self) -> list[T] | None:
+        """Element-wise joined kinds when every `return` gives a tuple display of one length
+        (`return a, b`), else None (a generator, a bare `return`, another value). Falling off the
+        end is allowed: unpacking its `None` raises, so an unpacking caller never sees it."""
+        if self.generator or not self.tuples or any(t is None for t in self.tuples):
+            return None
+        lengths = {len(t) for t in self.tuples if t is not None}
+        if len(lengths) != 1:
+            return None
+        return [join_kinds([t[i] for t in self.tuples if t is not None]) for i in range(lengths.pop())]
+
+
+def _is_private(name: str) -> bool:
+    """`_helper`, not `__init__`: a name other modules are not meant to call."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+# Decorators that keep a private function a plain function whose calls are all visible here.
+_TRANSPARENT_DECORATORS = {"staticmethod", "classmethod"}
+_PRIVATE_WORD = re.compile(r"\b_\w+")
+
+
+class CallSites:
+    """Calls of a module's private functions and methods, found in one untyped pass over its `def`s.
+
+    `sites[name]` lists `(call, caller key)` for `name(...)` (module functions) and
+    `sites["." + name]` for `<expr>.name(...)` (methods, whatever the receiver: a superset of the
+    calls that reach one class's method). `escaped` holds the names also used otherwise: passed or
+    stored as a value, a nested `def` of that name, or named anywhere the pass does not see
+    (module level, class bodies, strings, comments; found by counting the name in `source`).
+    """
+
+    def __init__(self, functions: dict[tuple[str, int], cst.FunctionDef], source: str | None,
+                 names: set[str], methods: set[str]) -> None:
+        """`names`: private module-level function names; `methods`: private method names;
+        `source`: the module's text (None: every name is escaped)."""
+        self.names = names
+        self.methods = methods
+        self.sites: dict[str, list[tuple[cst.Call, tuple[str, int]]]] = {}
+        self.by_caller: dict[tuple[str, int], set[int]] = {}  # caller key -> ids of its site calls
+        self.escaped: set[str] = set()
+        self._seen: dict[str, int] = {}
+        self._callees: set[int] = set()  # ids of Name nodes that are a call's callee or a def's name
+        wanted = names | methods
+        for key, node in functions.items():
+            self._key, self._root = key, node
+            walk(node, self)
+        if source is None:
+            self.escaped |= wanted
+            return
+        counts: dict[str, int] = {}
+        for word in _PRIVATE_WORD.findall(source):
+            if word in wanted:
+                counts[word] = counts.get(word, 0) + 1
+        self.escaped |= {name for name, n in counts.items() if n != self._seen.get(name, 0)}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._callees.add(id(node.name))
+        if node is not self._root and node.name.value in self.names | self.methods:
+            self.escaped.add(node.name.value)  # a nested def shadows the module's function
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.names:
+            self.sites.setdefault(func.value, []).append((node, self._key))
+            self._callees.add(id(func))
+        elif isinstance(func, cst.Attribute) and func.attr.value in self.methods:
+            self.sites.setdefault("." + func.attr.value, []).append((node, self._key))
+            self._callees.add(id(func.attr))
+        else:
+            return
+        self.by_caller.setdefault(self._key, set()).add(id(node))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        name = node.value
+        if name in self.names or name in self.methods:
+            self._seen[name] = self._seen.get(name, 0) + 1
+            if id(node) not in self._callees:
+                self.escaped.add(name)
+
+
+class ArgKinds(Binder):
+    """Binds one caller's body in order and records the kinds of the arguments of chosen calls.
+
+    `out[id(call)]` is `[(keyword or None, kind), ...]`, or None when the call unpacks `*args` /
+    `**kwargs`. Calls inside lambdas and nested classes are not recorded (their scope is unknown
+    here); a nested `def` gets its own scope with parameters of unknown kind.
+    """
+
+    def __init__(self, env: TypeEnv, wanted: set[int],
+                 out: dict[int, list[tuple[str | None, T]] | None]) -> None:
+        self.env = env
+        self.wanted = wanted
+        self.out = out
+        self._envs: list[TypeEnv | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._envs.append(self.env)
+        self.env = TypeEnv(self.env.info, parent=self.env) if self.env is not None else None
+        if self.env is not None:
+            for param in _all_params(node):
+                self.env.names[param.name.value] = T.UNKNOWN
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.env = self._envs.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.wanted and self.env is not None:
+            record = None if any(a.star for a in node.args) else [
+                (a.keyword.value if a.keyword is not None else None, self.env.kind(a.value))
+                for a in node.args]
+            self.out[id(node)] = record
+
+
+def _join_arguments(kinds: list[T]) -> T:
+    """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
+    everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
+    shape if any is one: `torch.div(x.size(1), w)` on them folds), else UNKNOWN. A parameter that
+    is a tensor at some calls and a Python value at others stays unknown."""
+    distinct = set(kinds)
+    if not kinds:
+        return T.UNKNOWN
+    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ}:
+        return kinds[0]
+    if distinct <= set(TENSORISH):
+        return T.TENSOR
+    if distinct <= {T.SCALAR, T.SHAPE}:
+        return T.SHAPE if T.SHAPE in distinct else T.SCALAR
+    return T.UNKNOWN
+
+
+def _comparisons(expr: cst.BaseExpression):
+    """The comparisons an assert's test evaluates: itself, or operands of `and`/`or`/`not`."""
+    if isinstance(expr, cst.Comparison):
+        yield expr
+    elif isinstance(expr, cst.BooleanOperation):
+        yield from _comparisons(expr.left)
+        yield from _comparisons(expr.right)
+    elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
+        yield from _comparisons(expr.expression)
 
 
 class RegionVisitor(Binder):
@@ -222,6 +375,14 @@ class RegionVisitor(Binder):
         take their return kinds."""
         self.functions = functions or {}
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
+        self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
+        self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
+        self._sites: CallSites | None = None  # built on first need
+        self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
+        self._walked_callers: set[tuple[str, int]] = set()
+        self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
+        self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
+        self._breaks = 0  # graph-break hits emitted so far
         self.info = info
         self.index = index
         self.regions = regions
@@ -248,6 +409,7 @@ class RegionVisitor(Binder):
     # scopes ------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._stack.append((self.env, self.region))
+        self._computed.append({})
         region = self.regions.get(id(node))
         if region is not None:
             self.region = region
@@ -281,6 +443,7 @@ class RegionVisitor(Binder):
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.env, self.region = self._stack.pop()
+        self._computed.pop()
         if self._params:
             self._params.pop()
             self._scalar_params.pop()
@@ -288,6 +451,64 @@ class RegionVisitor(Binder):
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return self.region is not None
+
+    # tensors computed in the current graph (BRK108) --------------------------------------------
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        super().leave_Assign(original_node)
+        for target in original_node.targets:
+            self._track(target.target, original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        super().leave_AnnAssign(original_node)
+        self._track(original_node.target, original_node.value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        super().leave_AugAssign(original_node)
+        self._track(original_node.target, None, augmented=True)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        super().leave_NamedExpr(original_node)
+        self._track(original_node.target, original_node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        super().visit_For(node)
+        self._track(node.target, None)
+
+    def _track(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
+               augmented: bool = False) -> None:
+        """Note which local names now hold a tensor computed in the current graph (`_computes`)."""
+        if not self._computed or self.env is None:
+            return
+        if isinstance(target, cst.Name):
+            name = target.value
+            if self.env.lookup(name) in TENSORISH and (augmented or (value is not None and self._computes(value))):
+                self._computed[-1][name] = self._breaks
+            else:
+                self._computed[-1].pop(name, None)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            pairs = (isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements)
+                     and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)))
+            for i, element in enumerate(target.elements):
+                inner = value.elements[i].value if pairs else value  # type: ignore[union-attr]
+                self._track(element.value, inner, augmented)
+
+    def _computes(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a tensor computed in the graph being traced, not one of its inputs.
+
+        Facts from Dynamo 2.13 (backend "eager"): a 0-d tensor that is an input of the graph (a
+        parameter of the compiled frame, a buffer, a value computed before a graph break, which
+        the resumed graph receives) can be a size with no break; one computed in the graph breaks
+        there (GB0033). So a parameter, an attribute (`self.count`) and a plain alias do not count;
+        an operation does (`n + 0`, `x.size(-1) - n`, `lengths.max()`, `lengths[0]`), and so does a
+        local assigned from one with no graph break predicted between (RegionVisitor._breaks). A call
+        of a function of this module does not: a break inside it would make its result an input.
+        """
+        if isinstance(expr, cst.Name):
+            at = self._computed[-1].get(expr.value) if self._computed else None
+            return at is not None and at == self._breaks
+        if isinstance(expr, (cst.Attribute, cst.Tuple, cst.List)):
+            return False
+        return not (isinstance(expr, cst.Call) and self._callee(expr) is not None)
 
     def _root_env(self, region: Region) -> TypeEnv:
         return self._class_env(region.cls)
@@ -301,7 +522,7 @@ class RegionVisitor(Binder):
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       returns=self._return_kind)
+                       returns=self._return_kind, tuple_returns=self._return_elements)
 
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
         """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""
@@ -309,44 +530,174 @@ class RegionVisitor(Binder):
         if isinstance(func, cst.Name):
             fn = self.info.functions.get(func.value)
             return (fn.qualname, None) if fn is not None else None
+        # While ArgKinds walks a caller, `self` is that caller's class; else the region's.
+        cls = self._dispatch[-1] if self._dispatch else (self.region.cls if self.region is not None else None)
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
-                and self.region is not None and self.region.cls is not None):
-            found = self.index.method(self.region.cls.qualname, func.attr.value)
+                and cls is not None):
+            found = self.index.method(cls.qualname, func.attr.value)
             if found is not None and found[0].name == self.info.name:
                 return found[2].qualname, found[1]
         return None
 
     def _return_kind(self, call: cst.Call) -> T:
         """The joined kind of what a called function of this module returns (UNKNOWN if recursive)."""
+        return self._returns_of(call)[0]
+
+    def _return_elements(self, call: cst.Call) -> list[T] | None:
+        """The element kinds of the tuple a called function of this module always returns, or None
+        (`a, b = self._split(x)` binds `a` and `b` one by one)."""
+        return self._returns_of(call)[1]
+
+    def _returns_of(self, call: cst.Call) -> tuple[T, list[T] | None]:
+        """(joined kind, tuple element kinds) of what a called function of this module returns.
+
+        Memoized. Its parameters take only what their annotations and defaults say, not the kinds
+        of their call sites: a call site's arguments may depend on this very return (`n, i =
+        self._f(x)` then `self._g(n)`), and a cycle would leave those unknown for good.
+        """
         callee = self._callee(call)
         if callee is None:
-            return T.UNKNOWN
+            return T.UNKNOWN, None
         qualname, cls = callee
         if qualname in self._returns:
-            return self._returns[qualname] or T.UNKNOWN
+            return self._returns[qualname] or T.UNKNOWN, self._tuple_returns.get(qualname)
         node = self.functions.get((qualname, 0))
         if node is None or (qualname, 1) in self.functions:  # redefined: which one runs is unknown
-            return T.UNKNOWN
+            return T.UNKNOWN, None
         self._returns[qualname] = None
         env = self._class_env(cls)
-        for i, param in enumerate(_all_params(node)):
-            if not (i == 0 and cls is not None and param.name.value in ("self", "cls")):
-                env.names[param.name.value] = _param_kind(param, False)
+        env.names.update(self._param_kinds(node, None, cls is not None, False))
         collector = ReturnCollector(env)
         walk(node.body, collector)
-        kind = collector.result()
+        kind, elements = collector.result(), collector.tuple_result()
         self._returns[qualname] = kind
-        return kind
+        self._tuple_returns[qualname] = elements
+        return kind, elements
 
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
-        params = _all_params(node)
-        for i, param in enumerate(params):
+        qualname = region.function.qualname if region is not None else None  # nested defs: no call sites
+        self.env.names.update(self._param_kinds(
+            node, qualname, region is not None and region.cls is not None, is_root))
+
+    def _param_kinds(self, node: cst.FunctionDef, qualname: str | None, has_self: bool,
+                     is_root: bool) -> dict[str, T]:
+        """Kinds of a function's parameters (`self`/`cls` first when `has_self` is left out).
+
+        From annotations and defaults (`_param_kind`); a parameter that leaves unknown and has no
+        annotation takes the kinds passed at its call sites in this module (`_inferred_params`),
+        when `qualname` names the function.
+        """
+        kinds: dict[str, T] = {}
+        inferred: dict[str, T] | None = None
+        for i, param in enumerate(_all_params(node)):
             name = param.name.value
-            if i == 0 and name in ("self", "cls") and region is not None and region.cls is not None:
+            if i == 0 and has_self and name in ("self", "cls"):
                 continue
-            self.env.names[name] = _param_kind(param, is_root)
+            kind = _param_kind(param, is_root)
+            if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
+                if inferred is None:
+                    inferred = self._inferred_params(qualname)
+                kind = inferred.get(name, T.UNKNOWN)
+            kinds[name] = kind
+        return kinds
+
+    # call-site parameter inference ----------------------------------------------------------
+    def _call_sites(self) -> CallSites:
+        """This module's private call sites (built once, on first need)."""
+        if self._sites is None:
+            names = {name for name in self.info.functions if _is_private(name)}
+            methods = {name for cls in self.info.classes.values() for name in cls.methods if _is_private(name)}
+            try:
+                source: str | None = self.info.path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                source = None
+            self._sites = CallSites(self.functions, source, names, methods)
+        return self._sites
+
+    def _inferred_params(self, qualname: str) -> dict[str, T]:
+        """Kinds of a private function's parameters, joined over every call in this module.
+
+        A private function (`_name`, not dunder) that is defined once, undecorated (or a static or
+        class method), never used other than by a call (CallSites.escaped) and called at least once
+        here: each parameter every call passes, positionally or by keyword, gets the join of the
+        argument kinds (`_join_arguments`: one tensor kind, or Python values and shapes; a mix is
+        unknown). A call that unpacks `*args`/`**kwargs`, or that lies where ArgKinds cannot see it,
+        leaves every parameter unknown. Calls from other modules are not seen. Memoized; {} while
+        being inferred (recursion). The region walk treats these parameters, like every parameter,
+        as inputs of the graph (`_computes`).
+        """
+        if qualname in self._inferred:
+            return self._inferred[qualname] or {}
+        self._inferred[qualname] = None
+        found = self._infer_from_sites(qualname)
+        self._inferred[qualname] = found
+        return found
+
+    def _infer_from_sites(self, qualname: str) -> dict[str, T]:
+        node = self.functions.get((qualname, 0))
+        if node is None or (qualname, 1) in self.functions or not _is_private(node.name.value):
+            return {}
+        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators}
+        if not decorators <= _TRANSPARENT_DECORATORS:
+            return {}
+        name = node.name.value
+        is_method = "." in qualname
+        sites = self._call_sites()
+        calls = sites.sites.get("." + name if is_method else name)
+        if not calls or name in sites.escaped:
+            return {}
+        positional = [*node.params.posonly_params, *node.params.params]
+        by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
+        passed: dict[str, list[T]] = {p.name.value: [] for p in _all_params(node)}
+        for call, caller in calls:
+            args = self._site_arguments(call, caller)
+            if args is None:
+                return {}
+            skip = 0
+            if is_method and "staticmethod" not in decorators:
+                recv = call.func.value if isinstance(call.func, cst.Attribute) else None
+                unbound = (isinstance(recv, cst.Name) and recv.value in self.info.classes
+                           and "classmethod" not in decorators)  # `Class._m(obj, x)`
+                skip = 0 if unbound else 1
+            values = [kind for keyword, kind in args if keyword is None]
+            for i, param in enumerate(positional[skip:]):
+                if i < len(values):
+                    passed[param.name.value].append(values[i])
+            for keyword, kind in args:
+                if keyword is not None and keyword in by_keyword:
+                    passed[keyword].append(kind)
+        # A parameter some call does not pass (its default, or an error) stays unknown.
+        joined = {param: _join_arguments(kinds) for param, kinds in passed.items() if len(kinds) == len(calls)}
+        return {param: kind for param, kind in joined.items() if kind is not T.UNKNOWN}
+
+    def _site_arguments(self, call: cst.Call, caller: tuple[str, int]) -> list[tuple[str | None, T]] | None:
+        """The argument kinds of one call site (ArgKinds), walking its caller once; None if unknown
+        (a call ArgKinds does not see, or one in a caller being walked: recursion)."""
+        if caller not in self._walked_callers:
+            self._walked_callers.add(caller)
+            self._walk_caller(caller)
+        return self._arg_kinds.get(id(call))
+
+    def _walk_caller(self, key: tuple[str, int]) -> None:
+        """Record the argument kinds of every private call in one module- or class-level `def`,
+        with the same parameter kinds the region walk gives it (its own call sites included)."""
+        node = self.functions[key]
+        qualname = key[0]
+        head, _, _ = qualname.rpartition(".")
+        cls = self.info.classes.get(head) if head else None
+        region = self.regions.get(id(node))
+        is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
+        env = self._class_env(cls)
+        env.names.update(self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root))
+        wanted = self._call_sites().by_caller.get(key, set())
+        self._dispatch.append(cls)
+        try:
+            walk(node.body, ArgKinds(env, wanted, self._arg_kinds))
+        finally:
+            self._dispatch.pop()
 
     # traced-branch pruning -----------------------------------------------------------------
     def visit_If(self, node: cst.If) -> bool:
@@ -371,7 +722,11 @@ class RegionVisitor(Binder):
             self._check_test(node.test)
 
     def visit_Assert(self, node: cst.Assert) -> bool:
-        return False  # Dynamo 2.13 traces asserts on tensors without a break
+        # Dynamo 2.13 traces asserts on tensors without a break; not a list comparison in the test.
+        if self.region is not None and self.env is not None:
+            for comparison in _comparisons(node.test):
+                self._sequence_compare(comparison)
+        return False
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
         if id(node) in self._conditional:
@@ -468,7 +823,9 @@ class RegionVisitor(Binder):
             # A size given as one tuple or list (`torch.zeros((n, d))`) is checked element by element.
             values = ([e.value for e in arg.value.elements if not isinstance(e, cst.StarredElement)]
                       if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value])
-            if any(self.env.is_tensor(v) for v in values):
+            # Only a size computed in this graph breaks; an input of the graph is a size Dynamo
+            # reads at entry (checked on 2.13 with backend "eager"; Inductor fails on both, GB0219).
+            if any(self.env.is_tensor(v) and self._computes(v) for v in values):
                 self._emit_check("tensor-size-argument", node)
                 return
 
@@ -564,10 +921,61 @@ class RegionVisitor(Binder):
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if self.region is not None:
             self._data_ptr_operands([node.left, *(c.comparator for c in node.comparisons)])
+            self._sequence_compare(node)
         if self.region is not None and self._scalar_params and self._scalar_params[-1]:
             operands = [node.left] + [c.comparator for c in node.comparisons]
             if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
                 self._emit_check("scalar-argument", node)
+
+    def _sequence_compare(self, node: cst.Comparison) -> None:
+        """`list(x.size()) == [b, n, d]` with `n` a tensor (BRK109).
+
+        Python compares lists and tuples element by element and needs each result's truth; a
+        tensor element gives a tensor, which Dynamo cannot turn into a constant: it breaks the
+        graph with GB6622 (`list_richcompare_nonconst`; checked on 2.13 for `==` and `!=`, lists,
+        tuples and `torch.Size`, in asserts, `if` tests and assignments, graph input or not).
+        """
+        if self.env is None:
+            return
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        for i, comparison in enumerate(node.comparisons):
+            if not isinstance(comparison.operator, (cst.Equal, cst.NotEqual)):
+                continue
+            a, b = operands[i], operands[i + 1]
+            if (self._holds_tensor(a) and self._is_sequence(b)) or (self._holds_tensor(b) and self._is_sequence(a)):
+                self._emit_check("tensor-sequence-compare", node)
+                return
+
+    def _display(self, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """Elements of a list or tuple display, also inside `list(...)` / `tuple(...)`; else None."""
+        if (isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword
+                and not expr.args[0].star and isinstance(expr.func, cst.Name)
+                and expr.func.value in ("list", "tuple") and not self._is_shadowed(expr.func.value)):
+            expr = expr.args[0].value
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
+        return None
+
+    def _holds_tensor(self, expr: cst.BaseExpression) -> bool:
+        assert self.env is not None
+        elements = self._display(expr)
+        return elements is not None and any(self.env.is_tensor(e) for e in elements)
+
+    def _is_sequence(self, expr: cst.BaseExpression) -> bool:
+        """A list, tuple or `torch.Size`: a display, `list(...)`/`tuple(...)`, `x.shape`, `x.size()`."""
+        assert self.env is not None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return True
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Name) and func.value in ("list", "tuple") and not self._is_shadowed(func.value):
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value == "size" and not expr.args:
+                return self.env.is_tensor(func.value)
+            name = dotted_name(func)
+            return name is not None and self.info.qualify(name) == "torch.Size"
+        return (isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
+                and self.env.is_tensor(expr.value))
 
     def _is_passed_in(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name):
@@ -623,6 +1031,8 @@ class RegionVisitor(Binder):
         assert self.region is not None
         assert self._root is not None
         self.hits.append(Hit(rule, node, self._root[0], self._root[1]))
+        if rule.kind.value == "graph-break":
+            self._breaks += 1
 
 
 IMPLEMENTED_CHECKS = {
@@ -630,7 +1040,7 @@ IMPLEMENTED_CHECKS = {
     "disabled-call", "tensor-range", "next-on-argument", "requires-grad-set", "hook-in-forward",
     "unsupported-context-manager", "training-branch", "scalar-argument", "global-mutable-read",
     "module-counter", "string-argument", "where-one-arg", "data-ptr-use",
-    "tensor-size-argument", "buffer-reassign",
+    "tensor-size-argument", "buffer-reassign", "tensor-sequence-compare",
 }
 
 
@@ -652,10 +1062,12 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_If": _BRANCH, "visit_While": _BRANCH, "visit_IfExp": _BRANCH,
     "visit_UnaryOperation": _BRANCH, "visit_BooleanOperation": _BRANCH,
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
-                   "requires-grad-set", "disabled-call", "hook-in-forward"),
+                   "requires-grad-set", "disabled-call", "hook-in-forward", "tensor-size-argument"),
     "visit_AssignTarget": ("requires-grad-set",), "visit_AugAssign": ("module-counter", "requires-grad-set"),
     "visit_Assign": ("module-counter",), "visit_WithItem": ("unsupported-context-manager",),
-    "visit_Name": ("global-mutable-read",), "visit_Comparison": ("scalar-argument",),
+    "visit_Name": ("global-mutable-read",),
+    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare"),
+    "visit_Assert": ("tensor-sequence-compare",),
     "visit_Subscript": ("mask-index",), "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format"),
 }
 

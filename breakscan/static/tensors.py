@@ -46,6 +46,9 @@ NON_TENSOR_ATTRS = SHAPE_ATTRS | {"dtype", "device", "is_cuda", "requires_grad",
                                   "is_leaf", "is_sparse", "is_quantized", "is_meta", "names",
                                   "itemsize", "nbytes", "grad_fn", "is_mps", "is_cpu"}
 TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
+# Methods that only torch tensors have (not NumPy arrays, nn.Modules or Python values) and that
+# return a tensor: called on a value of unknown type, the result is a tensor (`mask.long().sum()`).
+TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous"}
 
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
@@ -148,8 +151,10 @@ class TypeEnv:
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
                  self_modules: set[str] = frozenset(),
-                 returns: Callable[[cst.Call], T] | None = None) -> None:
-        """`returns(call)` gives the return kind of a call to a function of this module (or UNKNOWN)."""
+                 returns: Callable[[cst.Call], T] | None = None,
+                 tuple_returns: Callable[[cst.Call], list[T] | None] | None = None) -> None:
+        """`returns(call)` gives the return kind of a call to a function of this module (or UNKNOWN);
+        `tuple_returns(call)` the kinds of the elements of the tuple it always returns (or None)."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
@@ -157,6 +162,7 @@ class TypeEnv:
         self.self_scalars = self_scalars if parent is None else parent.self_scalars
         self.self_modules = self_modules if parent is None else parent.self_modules
         self.returns = returns if parent is None else parent.returns
+        self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self._cache: dict[int, T] = {}
 
     def lookup(self, name: str) -> T:
@@ -177,11 +183,20 @@ class TypeEnv:
             env = env.parent
         return False
 
-    def bind(self, target: cst.BaseExpression, kind: T) -> None:
-        """Bind an assignment target (name, tuple, starred) to `kind`."""
+    def bind(self, target: cst.BaseExpression, kind: T, elements: list[T] | None = None) -> None:
+        """Bind an assignment target (name, tuple, starred) to `kind`.
+
+        `elements` (see `element_kinds`) are the kinds of the assigned tuple's elements: a tuple
+        target of the same length without a starred name takes them one by one.
+        """
         self._cache.clear()
         if isinstance(target, cst.Name):
             self.names[target.value] = kind
+        elif (isinstance(target, (cst.Tuple, cst.List)) and elements is not None
+              and len(elements) == len(target.elements)
+              and not any(isinstance(el, cst.StarredElement) for el in target.elements)):
+            for el, element in zip(target.elements, elements):
+                self.bind(el.value, element)
         elif isinstance(target, (cst.Tuple, cst.List)):
             inner = T.TENSOR if kind in (T.TENSOR_SEQ, T.TENSOR) else (
                 T.SHAPE if kind is T.SHAPE else T.UNKNOWN)
@@ -191,6 +206,19 @@ class TypeEnv:
                     self.bind(value, T.TENSOR_SEQ if inner is T.TENSOR else T.UNKNOWN)
                 else:
                     self.bind(value, inner)
+
+    def element_kinds(self, node: cst.BaseExpression) -> list[T] | None:
+        """Kinds of the elements of a tuple value, when known one by one: a tuple or list display
+        without starred elements, or a call of a function of this module that always returns a
+        tuple display of one length (`tuple_returns`); else None."""
+        if isinstance(node, (cst.Tuple, cst.List)):
+            if any(isinstance(el, cst.StarredElement) for el in node.elements):
+                return None
+            return [self.kind(el.value) for el in node.elements]
+        if (isinstance(node, cst.Call) and self.tuple_returns is not None
+                and not (isinstance(node.func, cst.Name) and self.is_local(node.func.value))):
+            return self.tuple_returns(node)
+        return None
 
     # inference ---------------------------------------------------------------------------
     def kind(self, node: cst.BaseExpression) -> T:
@@ -293,6 +321,8 @@ class TypeEnv:
                 return T.TENSOR
             if recv_kind is T.MODULE:
                 return T.TENSOR if meth == "forward" else T.UNKNOWN
+            if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:
+                return T.TENSOR
         name = dotted_name(func)
         if name is None:
             return T.UNKNOWN
