@@ -353,15 +353,13 @@ def _join_arguments(kinds: list[T]) -> T:
     return T.UNKNOWN
 
 
-def _comparisons(expr: cst.BaseExpression):
-    """The comparisons an assert's test evaluates: itself, or operands of `and`/`or`/`not`."""
-    if isinstance(expr, cst.Comparison):
-        yield expr
-    elif isinstance(expr, cst.BooleanOperation):
-        yield from _comparisons(expr.left)
-        yield from _comparisons(expr.right)
-    elif isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Not):
-        yield from _comparisons(expr.expression)
+def _is_string_literal(expr: cst.BaseExpression) -> bool:
+    """A plain string constant (`"msg"`, `"a" "b"`): not an f-string or any other expression."""
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if isinstance(expr, cst.ConcatenatedString):
+        return _is_string_literal(expr.left) and _is_string_literal(expr.right)
+    return False
 
 
 class RegionVisitor(Binder):
@@ -722,10 +720,14 @@ class RegionVisitor(Binder):
             self._check_test(node.test)
 
     def visit_Assert(self, node: cst.Assert) -> bool:
-        # Dynamo 2.13 traces asserts on tensors without a break; not a list comparison in the test.
+        # Dynamo 2.13 turns `assert <tensor>` into a traced check, but only with no message or a
+        # constant string: any other message (an f-string, `"..." + str(n)`) makes it branch on the
+        # tensor (GB0170). The test itself runs as anywhere: `.item()`, `int(t)`, a list comparison
+        # holding a tensor break there too. The message runs only when the assert fails.
         if self.region is not None and self.env is not None:
-            for comparison in _comparisons(node.test):
-                self._sequence_compare(comparison)
+            if node.msg is not None and not _is_string_literal(node.msg) and self.env.is_tensor(node.test):
+                self._emit_check("tensor-branch", node.test)
+            walk(node.test, self)
         return False
 
     def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
@@ -1067,7 +1069,7 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Assign": ("module-counter",), "visit_WithItem": ("unsupported-context-manager",),
     "visit_Name": ("global-mutable-read",),
     "visit_Comparison": ("scalar-argument", "tensor-sequence-compare"),
-    "visit_Assert": ("tensor-sequence-compare",),
+    "visit_Assert": ("tensor-branch",),
     "visit_Subscript": ("mask-index",), "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format"),
 }
 

@@ -48,7 +48,7 @@ NON_TENSOR_ATTRS = SHAPE_ATTRS | {"dtype", "device", "is_cuda", "requires_grad",
 TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
 # Methods that only torch tensors have (not NumPy arrays, nn.Modules or Python values) and that
 # return a tensor: called on a value of unknown type, the result is a tensor (`mask.long().sum()`).
-TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous"}
+TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous", "eq", "ne"}
 
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
