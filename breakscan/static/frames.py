@@ -23,7 +23,13 @@ from pathlib import Path
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Status
 from breakscan.static.index import (
-    CallRef, ClassInfo, Comprehension, FunctionInfo, ModuleInfo, ProjectIndex, TryFrame,
+    CallRef,
+    ClassInfo,
+    Comprehension,
+    FunctionInfo,
+    ModuleInfo,
+    ProjectIndex,
+    TryFrame,
 )
 from breakscan.static.regions import Region, RegionKey
 from breakscan.static.suppress import is_suppressed

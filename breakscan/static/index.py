@@ -527,9 +527,7 @@ def _steps_unsupported_iterator(info: ModuleInfo, comp: ast.AST) -> bool:
         name = ast_dotted(it.func) or ""
         if name in _STEPPABLE_CALLS or name.endswith(".size"):  # torch.Size is a tuple
             return False
-    if isinstance(it, ast.Attribute) and it.attr == "shape":
-        return False
-    return True
+    return not (isinstance(it, ast.Attribute) and it.attr == "shape")
 
 
 def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
