@@ -191,3 +191,28 @@ def test_dynamo_confirms_the_wrapper_comprehensions_and_not_the_clean_model(tmp_
     assert statuses == {12: Status.CONFIRMED, 19: Status.CONFIRMED}
     observed = {f.line for f in merged if f.status is Status.OBSERVED and f.kind is Kind.GRAPH_BREAK}
     assert not observed & {13, 18}, "neither the untraced nor the range comprehension breaks"
+
+
+@needs_comprehension_frames
+def test_break_in_a_module_function_called_in_the_try(tmp_path):
+    code = '''
+    import torch
+    from torch import nn
+
+
+    def count(x: torch.Tensor) -> int:
+        return int(x.sum())
+
+
+    class Net(nn.Module):
+        def forward(self, x: torch.Tensor, names: list) -> torch.Tensor:
+            try:
+                n = count(x)
+            finally:
+                pass
+            return [self.training for k in names]
+    '''
+    findings = _scan(tmp_path, code)
+    assert _lines(findings, "BRK104") == [7]
+    [finding] = [f for f in findings if f.rule_id == "BRK406"]
+    assert finding.line == 16 and finding.extra["requires"] == [f"{tmp_path / 'mod.py'}:7"]

@@ -67,6 +67,10 @@ class SkippedFrames:
                 if key is not None:
                     self._direct[key].append((f.path, f.line))
         self._memo: dict[RegionKey, frozenset[Site]] = {}
+        # Top-level names of the project's modules: calls of anything else (torch, builtins) are
+        # not looked up, the bulk of the calls of a model file.
+        self._heads = {name.split(".", 1)[0] for name in index.modules}
+        self._resolved: dict[tuple[str, ...], list[Region]] = {}
         self._decorated: dict[str, list[Region]] | None = None
 
     def _region_at(self, path: str, line: int) -> RegionKey | None:
@@ -97,39 +101,50 @@ class SkippedFrames:
 
     def _callees(self, region: Region, calls: list[CallRef]) -> list[Region]:
         out: list[Region] = []
-        for call in calls:
-            found = None
-            if call.kind == "self" and region.cls is not None:
-                hit = self.index.method(region.cls.qualname, call.name)
-                if hit:
-                    found = self._region(hit[0], hit[2])
-                else:  # `self.block(x)`: a submodule's forward
-                    _, _, subs = self.index.class_attr_kinds(region.cls.qualname)
-                    for q in subs.get(call.name, ()):
-                        fwd = self.index.method(q, "forward")
-                        if fwd and (r := self._region(fwd[0], fwd[2])):
-                            out.append(r)
-            elif call.kind == "super" and region.cls is not None:
-                for base in region.cls.bases:
-                    hit = self.index.method(base, call.name)
-                    if hit:
-                        found = self._region(hit[0], hit[2])
-                        break
-            elif call.kind == "name":
-                qual = region.module.qualify(call.name)
-                hit_fn = self.index.lookup_function(qual)
-                if hit_fn:
-                    found = self._region(*hit_fn)
-                elif self.index.lookup_class(qual):
-                    fwd = self.index.method(qual, "forward")
-                    found = self._region(fwd[0], fwd[2]) if fwd else None
-                else:
-                    owner, _, meth = qual.rpartition(".")
-                    hit = self.index.method(owner, meth) if owner else None
-                    found = self._region(hit[0], hit[2]) if hit else None
-            if found is not None:
-                out.append(found)
+        for kind, name in dict.fromkeys((c.kind, c.name) for c in calls):
+            if kind == "name":
+                qual = region.module.qualify(name)
+            elif region.cls is not None:
+                qual = region.cls.qualname
+            else:
+                continue
+            key = (kind, qual, name)
+            found = self._resolved.get(key)
+            if found is None:
+                found = self._resolved[key] = self._resolve(region, kind, name, qual)
+            out.extend(found)
         return out
+
+    def _resolve(self, region: Region, kind: str, name: str, qual: str) -> list[Region]:
+        """The region functions a call reaches (see _callees); `qual` is the qualified callee
+        name for kind "name", the caller's class otherwise. Memoized by the caller."""
+        index = self.index
+        if kind == "self":
+            hit = index.method(qual, name)
+            if hit:
+                return [r for r in (self._region(hit[0], hit[2]),) if r is not None]
+            _, _, subs = index.class_attr_kinds(qual)  # `self.block(x)`: a submodule's forward
+            found = (index.method(q, "forward") for q in subs.get(name, ()))
+            return [r for f in found if f and (r := self._region(f[0], f[2])) is not None]
+        if kind == "super":
+            for base in region.cls.bases if region.cls is not None else ():
+                hit = index.method(base, name)
+                if hit:
+                    return [r for r in (self._region(hit[0], hit[2]),) if r is not None]
+            return []
+        if qual.split(".", 1)[0] not in self._heads:
+            return []
+        hit_fn = index.lookup_function(qual)
+        if hit_fn:
+            found = self._region(*hit_fn)
+        elif index.lookup_class(qual):
+            fwd = index.method(qual, "forward")
+            found = self._region(fwd[0], fwd[2]) if fwd else None
+        else:
+            owner, _, meth = qual.rpartition(".")
+            hit = index.method(owner, meth) if owner else None
+            found = self._region(hit[0], hit[2]) if hit else None
+        return [found] if found is not None else []
 
     def _submodule_forwards(self, cls: ClassInfo) -> list[Region]:
         out = []
