@@ -367,11 +367,14 @@ class RegionVisitor(Binder):
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
                  rules: RuleIndex,
-                 functions: dict[tuple[str, int], cst.FunctionDef] | None = None) -> None:
+                 functions: dict[tuple[str, int], cst.FunctionDef] | None = None,
+                 source: str | None = None) -> None:
         """`regions` maps `id()` of this module's libcst FunctionDefs to their Region;
         `functions` (syntax.indexed_functions) lets calls to this module's functions and methods
-        take their return kinds."""
+        take their return kinds; `source` is the module's text (CallSites; read from
+        `info.path` when not given)."""
         self.functions = functions or {}
+        self.source = source
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
@@ -607,10 +610,12 @@ class RegionVisitor(Binder):
         if self._sites is None:
             names = {name for name in self.info.functions if _is_private(name)}
             methods = {name for cls in self.info.classes.values() for name in cls.methods if _is_private(name)}
-            try:
-                source: str | None = self.info.path.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                source = None
+            source = self.source
+            if source is None:
+                try:
+                    source = self.info.path.read_text(encoding="utf-8", errors="replace")
+                except OSError:
+                    source = None
             self._sites = CallSites(self.functions, source, names, methods)
         return self._sites
 

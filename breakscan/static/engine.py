@@ -281,7 +281,7 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     if not pairs:
         return []
     info = regions[0].module
-    visitor = RegionVisitor(info, index, by_node, rules, functions)
+    visitor = RegionVisitor(info, index, by_node, rules, functions, item.source)
     for region, node in pairs:
         visitor.check_function(region, node)
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
@@ -427,7 +427,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             result.findings.append(entry.error)
         elif entry.info is not None:
             index.add(entry.info)
-    regions = RegionFinder(index, regions_mode).compute()
+    finder = RegionFinder(index, regions_mode)
+    regions = finder.compute()
     result.regions = len(regions)
     by_file: dict[str, list[Region]] = {}
     for region in regions.values():
@@ -456,7 +457,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         cache.save()
     skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
     if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
-        result.findings.extend(frames.SkippedFrames(index, regions, result.findings).findings(skip_rules))
+        result.findings.extend(frames.SkippedFrames(finder, result.findings).findings(skip_rules))
     result.findings.sort(key=Finding.sort_key)
     return result
 

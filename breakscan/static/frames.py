@@ -28,10 +28,9 @@ from breakscan.static.index import (
     Comprehension,
     FunctionInfo,
     ModuleInfo,
-    ProjectIndex,
     TryFrame,
 )
-from breakscan.static.regions import Region, RegionKey
+from breakscan.static.regions import Region, RegionFinder, RegionKey
 from breakscan.static.suppress import is_suppressed
 
 CHECK = "try-skipped-comprehension"
@@ -43,13 +42,15 @@ Site = tuple[str, int]  # (path, line) of a predicted break
 class SkippedFrames:
     """Finds comprehensions that break because a graph break under a try block skips their frame.
 
-    `regions` are the compile regions (breakscan.static.regions); `findings` the other rules'
-    findings of this scan, whose predicted graph breaks are the causes.
+    The compile regions and their call resolution come from the RegionFinder that computed
+    them; the other rules' findings of this scan are the causes (their predicted graph breaks).
     """
 
-    def __init__(self, index: ProjectIndex, regions: dict[RegionKey, Region], findings: list[Finding]) -> None:
-        self.index = index
-        self.regions = regions
+    def __init__(self, finder: RegionFinder, findings: list[Finding]) -> None:
+        """`finder` has computed the regions (RegionFinder.compute); `findings` are the scan's."""
+        self.finder = finder
+        self.index = finder.index
+        self.regions = regions = finder.regions
         self._by_function: dict[tuple[str, str], Region] = {}
         for region in regions.values():
             self._by_function.setdefault((str(region.module.path), region.function.qualname), region)
@@ -67,9 +68,6 @@ class SkippedFrames:
                 if key is not None:
                     self._direct[key].append((f.path, f.line))
         self._memo: dict[RegionKey, frozenset[Site]] = {}
-        # Top-level names of the project's modules: calls of anything else (torch, builtins) are
-        # not looked up, the bulk of the calls of a model file.
-        self._heads = {name.split(".", 1)[0] for name in index.modules}
         self._resolved: dict[tuple[str, ...], list[Region]] = {}
         self._decorated: dict[str, list[Region]] | None = None
 
@@ -100,51 +98,20 @@ class SkippedFrames:
         return self._by_function.get((str(module.path), fn.qualname))
 
     def _callees(self, region: Region, calls: list[CallRef]) -> list[Region]:
+        """Region functions the `calls` (made in `region`'s function) reach, through the region
+        finder's own call resolution, memoized per distinct call and caller scope."""
         out: list[Region] = []
         for kind, name in dict.fromkeys((c.kind, c.name) for c in calls):
-            if kind == "name":
-                qual = region.module.qualify(name)
-            elif region.cls is not None:
-                qual = region.cls.qualname
-            else:
-                continue
-            key = (kind, qual, name)
+            call = CallRef(kind, name)
+            scope = region.module.qualify(call.name) if call.kind == "name" else (
+                region.cls.qualname if region.cls is not None else "")
+            key = (call.kind, scope, call.name)
             found = self._resolved.get(key)
             if found is None:
-                found = self._resolved[key] = self._resolve(region, kind, name, qual)
+                targets = self.finder.resolve_call(region.module, region.cls, call)
+                found = self._resolved[key] = [r for mod, _, fn in targets if (r := self._region(mod, fn))]
             out.extend(found)
         return out
-
-    def _resolve(self, region: Region, kind: str, name: str, qual: str) -> list[Region]:
-        """The region functions a call reaches (see _callees); `qual` is the qualified callee
-        name for kind "name", the caller's class otherwise. Memoized by the caller."""
-        index = self.index
-        if kind == "self":
-            hit = index.method(qual, name)
-            if hit:
-                return [r for r in (self._region(hit[0], hit[2]),) if r is not None]
-            _, _, subs = index.class_attr_kinds(qual)  # `self.block(x)`: a submodule's forward
-            found = (index.method(q, "forward") for q in subs.get(name, ()))
-            return [r for f in found if f and (r := self._region(f[0], f[2])) is not None]
-        if kind == "super":
-            for base in region.cls.bases if region.cls is not None else ():
-                hit = index.method(base, name)
-                if hit:
-                    return [r for r in (self._region(hit[0], hit[2]),) if r is not None]
-            return []
-        if qual.split(".", 1)[0] not in self._heads:
-            return []
-        hit_fn = index.lookup_function(qual)
-        if hit_fn:
-            found = self._region(*hit_fn)
-        elif index.lookup_class(qual):
-            fwd = index.method(qual, "forward")
-            found = self._region(fwd[0], fwd[2]) if fwd else None
-        else:
-            owner, _, meth = qual.rpartition(".")
-            hit = index.method(owner, meth) if owner else None
-            found = self._region(hit[0], hit[2]) if hit else None
-        return [found] if found is not None else []
 
     def _submodule_forwards(self, cls: ClassInfo) -> list[Region]:
         out = []

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from breakscan.static.index import (
     COMPILE_CALLS,
+    CallRef,
     ClassInfo,
     FunctionInfo,
     ModuleInfo,
@@ -21,6 +22,7 @@ from breakscan.static.index import (
 )
 
 RegionKey = tuple[str, str, int]  # (module path, function qualname, occurrence)
+Target = tuple[ModuleInfo, "ClassInfo | None", FunctionInfo]  # a function a call runs, with its class
 
 
 @dataclass(frozen=True)
@@ -113,19 +115,43 @@ class RegionFinder:
         self._target_name(info.qualify(target), ())
 
     def _target_name(self, qual: str, chain: tuple[str, ...]) -> None:
+        for mod, cls, fn in self.resolve_name(qual):
+            self._add(mod, cls, fn, chain + (fn.qualname,))
+
+    def resolve_name(self, qual: str) -> list[Target]:
+        """What calling the qualified name `qual` runs: a project function, a class's `forward`
+        (a module called), or `Class.method`; [] for anything outside the project."""
         fn = self.index.lookup_function(qual)
         if fn:
-            mod, node = fn
-            self._add(mod, None, node, chain + (node.qualname,))
-            return
+            return [(fn[0], None, fn[1])]
         if self.index.lookup_class(qual):
-            self._add_class_forward(qual, chain)
-            return
+            found = self.index.method(qual, "forward")
+            return [found] if found else []
         owner, _, meth = qual.rpartition(".")  # Class.method
         found = self.index.method(owner, meth) if owner else None
-        if found:
-            mod, cls, node = found
-            self._add(mod, cls, node, chain + (node.qualname,))
+        return [found] if found else []
+
+    def resolve_call(self, module: ModuleInfo, cls: ClassInfo | None, call: CallRef) -> list[Target]:
+        """The project functions a call made in `module` (inside a method of `cls`, if any)
+        reaches: `self.m()`, a submodule's `forward` for `self.sub(x)`, `super().m()` (first
+        base that has it), or a name (resolve_name)."""
+        if call.kind == "name":
+            return self.resolve_name(module.qualify(call.name))
+        if cls is None:
+            return []
+        if call.kind == "self":
+            found = self.index.method(cls.qualname, call.name)
+            if found:
+                return [found]
+            _, _, subs = self.index.class_attr_kinds(cls.qualname)
+            forwards = (self.index.method(q, "forward") for q in subs.get(call.name, ()))
+            return [f for f in forwards if f]
+        if call.kind == "super":
+            for base in cls.bases:
+                found = self.index.method(base, call.name)
+                if found:
+                    return [found]
+        return []
 
     def _expand(self, region: Region) -> None:
         for decorator in region.function.decorators:  # Dynamo traces a project decorator's wrapper
@@ -139,17 +165,5 @@ class RegionFinder:
                 for q in classes:
                     self._add_class_forward(q, region.chain)
         for call in region.function.calls:
-            if call.kind == "self" and region.cls is not None:
-                found = self.index.method(region.cls.qualname, call.name)
-                if found:
-                    mod, cls, fn = found
-                    self._add(mod, cls, fn, region.chain + (fn.qualname,))
-            elif call.kind == "super" and region.cls is not None:
-                for base in region.cls.bases:
-                    found = self.index.method(base, call.name)
-                    if found:
-                        mod, cls, fn = found
-                        self._add(mod, cls, fn, region.chain + (fn.qualname,))
-                        break
-            elif call.kind == "name":
-                self._target_name(region.module.qualify(call.name), region.chain)
+            for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
+                self._add(mod, cls, fn, region.chain + (fn.qualname,))
