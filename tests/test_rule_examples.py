@@ -239,6 +239,8 @@ def _dynamic_guard(rule: Rule) -> str:
         pytest.skip(f"{rule.id} needs a CUDA device")
     if not rule.applies_to(_torch_version()):
         pytest.skip(f"{rule.id} claims torch {rule.torch_versions}; installed {torch.__version__}")
+    if not rule.applies_to_python():
+        pytest.skip(f"{rule.id} claims Python {rule.python_versions}; running {sys.version.split()[0]}")
     return "cuda" if cuda else "cpu"
 
 

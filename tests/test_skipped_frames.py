@@ -65,7 +65,7 @@ class Clean(nn.Module):
 def _scan(tmp_path: Path, code: str, name: str = "mod.py") -> list[Finding]:
     path = tmp_path / name
     path.write_text(textwrap.dedent(code), encoding="utf-8")
-    return scan_files([path], list(CATALOG.values())).findings
+    return scan_files([path], [r for r in CATALOG.values() if r.applies_to_python()]).findings
 
 
 def _lines(findings: list[Finding], rule_id: str = "BRK406") -> list[int]:
@@ -182,9 +182,8 @@ def test_dynamo_confirms_the_wrapper_comprehensions_and_not_the_clean_model(tmp_
         yield Breaks(), (torch.ones(3),)
         yield Clean(), (torch.ones(3),)
     ''')
+    static = _scan(tmp_path, code)
     path = tmp_path / "mod.py"
-    path.write_text(code, encoding="utf-8")
-    static = scan_files([path], list(CATALOG.values())).findings
     dynamic = run_dynamic(path, project_root=tmp_path, timeout=300)
     merged = merge(static, dynamic.findings, dynamic.traced_lines)
     statuses = {f.line: f.status for f in merged if f.rule_id == "BRK406"}

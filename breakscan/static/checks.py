@@ -371,8 +371,8 @@ class RegionVisitor(Binder):
                  source: str | None = None) -> None:
         """`regions` maps `id()` of this module's libcst FunctionDefs to their Region;
         `functions` (syntax.indexed_functions) lets calls to this module's functions and methods
-        take their return kinds; `source` is the module's text (CallSites; read from
-        `info.path` when not given)."""
+        take their return kinds; `source` is the module's text (CallSites: without it no
+        parameter is inferred from call sites)."""
         self.functions = functions or {}
         self.source = source
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
@@ -610,13 +610,7 @@ class RegionVisitor(Binder):
         if self._sites is None:
             names = {name for name in self.info.functions if _is_private(name)}
             methods = {name for cls in self.info.classes.values() for name in cls.methods if _is_private(name)}
-            source = self.source
-            if source is None:
-                try:
-                    source = self.info.path.read_text(encoding="utf-8", errors="replace")
-                except OSError:
-                    source = None
-            self._sites = CallSites(self.functions, source, names, methods)
+            self._sites = CallSites(self.functions, self.source, names, methods)
         return self._sites
 
     def _inferred_params(self, qualname: str) -> dict[str, T]:

@@ -24,7 +24,6 @@ from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Status
 from breakscan.static.index import (
     CallRef,
-    ClassInfo,
     Comprehension,
     FunctionInfo,
     ModuleInfo,
@@ -51,19 +50,14 @@ class SkippedFrames:
         self.finder = finder
         self.index = finder.index
         self.regions = regions = finder.regions
-        self._by_function: dict[tuple[str, str], Region] = {}
-        for region in regions.values():
-            self._by_function.setdefault((str(region.module.path), region.function.qualname), region)
         self._direct: dict[RegionKey, list[Site]] = defaultdict(list)
         self._spans: dict[str, list[tuple[int, int, RegionKey]]] = defaultdict(list)
         for region in regions.values():
             fn = region.function
             self._spans[str(region.module.path)].append((fn.line, fn.end_line or fn.line, region.key))
-        self.sites: list[Site] = []
         for f in findings:
             if f.kind in BREAK_KINDS and f.status is Status.PREDICTED and f.rule_id.startswith("BRK") \
                     and not f.rule_id.startswith("BRK9"):
-                self.sites.append((f.path, f.line))
                 key = self._region_at(f.path, f.line)
                 if key is not None:
                     self._direct[key].append((f.path, f.line))
@@ -88,14 +82,16 @@ class SkippedFrames:
         for callee in self._callees(region, region.function.calls):
             sites |= self.breaks_below(callee)
         if region.cls is not None and region.function.name == "forward":
-            for sub in self._submodule_forwards(region.cls):
-                sites |= self.breaks_below(sub)
+            for mod, _, fn in self.finder.submodule_forwards(region.cls):
+                sub = self._region(mod, fn)
+                if sub is not None:
+                    sites |= self.breaks_below(sub)
         result = frozenset(sites)
         self._memo[region.key] = result
         return result
 
     def _region(self, module: ModuleInfo, fn: FunctionInfo) -> Region | None:
-        return self._by_function.get((str(module.path), fn.qualname))
+        return self.regions.get((str(module.path), fn.qualname, fn.occurrence))
 
     def _callees(self, region: Region, calls: list[CallRef]) -> list[Region]:
         """Region functions the `calls` (made in `region`'s function) reach, through the region
@@ -111,16 +107,6 @@ class SkippedFrames:
                 targets = self.finder.resolve_call(region.module, region.cls, call)
                 found = self._resolved[key] = [r for mod, _, fn in targets if (r := self._region(mod, fn))]
             out.extend(found)
-        return out
-
-    def _submodule_forwards(self, cls: ClassInfo) -> list[Region]:
-        out = []
-        _, _, subs = self.index.class_attr_kinds(cls.qualname)
-        for classes in subs.values():
-            for q in classes:
-                fwd = self.index.method(q, "forward")
-                if fwd and (r := self._region(fwd[0], fwd[2])):
-                    out.append(r)
         return out
 
     def _wrapped_by(self, decorator: str) -> list[Region]:
@@ -147,11 +133,9 @@ class SkippedFrames:
         return frozenset(sites)
 
     def findings(self, rules: list[Rule]) -> list[Finding]:
-        """One finding per rule with the CHECK check and per comprehension that breaks."""
+        """One finding per rule (those with the CHECK check, already filtered for this Python by
+        breakscan.scan.active_rules) and per comprehension that breaks."""
         out: list[Finding] = []
-        rules = [r for r in rules if r.applies_to_python()]
-        if not rules:
-            return out
         lines_cache: dict[str, list[str]] = {}
         for region in self.regions.values():
             if region.function.occurrence or not region.function.try_frames:
@@ -167,6 +151,9 @@ class SkippedFrames:
                 path = str(region.module.path)
                 requires = sorted(f"{p}:{n}" for p, n in causes)
                 nearest = min(causes, key=lambda s: (s[0] != path, s[1]))
+                where = f"{_short(nearest[0])}:{nearest[1]}"
+                if len(causes) > 1:
+                    where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
                 lines = lines_cache.get(path)
                 if lines is None:
                     try:
@@ -180,9 +167,6 @@ class SkippedFrames:
                     for rule in rules:
                         if is_suppressed(rule.id, lines, comp.line, comp.end_line):
                             continue
-                        where = f"{_short(nearest[0])}:{nearest[1]}"
-                        if len(causes) > 1:
-                            where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
                         out.append(Finding(
                             rule_id=rule.id, kind=rule.kind, path=path, line=comp.line, column=column,
                             end_line=comp.end_line, end_column=end_column,
@@ -193,7 +177,7 @@ class SkippedFrames:
                             extra={"requires": requires,
                                    "try_line": frame.try_line},
                         ))
-        return _dedupe(out)
+        return out
 
 
 def _place(lines: list[str], comp: Comprehension) -> tuple[int, int, str]:
@@ -213,12 +197,3 @@ def _place(lines: list[str], comp: Comprehension) -> tuple[int, int, str]:
 
 def _short(path: str) -> str:
     return Path(path).name
-
-
-def _dedupe(findings: list[Finding]) -> list[Finding]:
-    seen: dict[tuple[str, str, int], Finding] = {}
-    for f in findings:
-        key = (f.rule_id, f.path, f.line)
-        if key not in seen:
-            seen[key] = f
-    return list(seen.values())

@@ -396,21 +396,9 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 stack.extend(node.body if known else node.orelse)
                 continue
         elif kind is ast.Call:
-            func = node.func
-            if type(func) is ast.Attribute:
-                recv = func.value
-                if type(recv) is ast.Name and recv.id == "self":
-                    calls.append(CallRef("self", func.attr))
-                elif type(recv) is ast.Call and ast_dotted(recv.func) == "super":
-                    calls.append(CallRef("super", func.attr))
-                else:
-                    name = ast_dotted(func)
-                    if name:
-                        calls.append(CallRef("name", name))
-            else:
-                name = ast_dotted(func)
-                if name:
-                    calls.append(CallRef("name", name))
+            ref = call_ref(node)
+            if ref is not None:
+                calls.append(ref)
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _TRY_NODES:
@@ -448,7 +436,7 @@ def try_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         for t in tries:
             for sub in (n for stmt in t.body for n in _walk_own(stmt)):
                 if isinstance(sub, ast.Call):
-                    ref = _call_ref(sub)
+                    ref = call_ref(sub)
                     if ref is not None:
                         frame.try_calls.append(ref)
                     if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
@@ -484,7 +472,8 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _call_ref(node: ast.Call) -> CallRef | None:
+def call_ref(node: ast.Call) -> CallRef | None:
+    """`self.m()`, `super().m()` or a dotted name's call as a CallRef; None for other callees."""
     func = node.func
     if isinstance(func, ast.Attribute):
         recv = func.value

@@ -131,6 +131,12 @@ class RegionFinder:
         found = self.index.method(owner, meth) if owner else None
         return [found] if found else []
 
+    def submodule_forwards(self, cls: ClassInfo) -> list[Target]:
+        """The `forward`s of the project classes `cls` (or a base) builds in `__init__`."""
+        _, _, subs = self.index.class_attr_kinds(cls.qualname)
+        forwards = (self.index.method(q, "forward") for classes in subs.values() for q in classes)
+        return [f for f in forwards if f]
+
     def resolve_call(self, module: ModuleInfo, cls: ClassInfo | None, call: CallRef) -> list[Target]:
         """The project functions a call made in `module` (inside a method of `cls`, if any)
         reaches: `self.m()`, a submodule's `forward` for `self.sub(x)`, `super().m()` (first
@@ -160,10 +166,8 @@ class RegionFinder:
                 mod, fn = found
                 self._add(mod, None, fn, region.chain + (fn.qualname,))
         if region.cls is not None:
-            _, _, subs = self.index.class_attr_kinds(region.cls.qualname)
-            for classes in subs.values():
-                for q in classes:
-                    self._add_class_forward(q, region.chain)
+            for mod, cls, fn in self.submodule_forwards(region.cls):
+                self._add(mod, cls, fn, region.chain + (fn.qualname,))
         for call in region.function.calls:
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
