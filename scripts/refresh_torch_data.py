@@ -1,0 +1,135 @@
+"""Refresh the torch-derived data under rules/data/ from the installed torch (imports torch).
+
+Writes, each stamped with the torch version it came from:
+
+- `rules/data/torch-ops.json`: the ATen operators tagged `torch.Tag.dynamic_output_shape`,
+  `data_dependent_output` and `inplace_view` (walking every `torch.ops.aten` overload packet), and the
+  Python names users call for them (`torch.nonzero`, `Tensor.nonzero`, ...). A rule's
+  `[match] torch_ops = ["dynamic_output_shape"]` adds those names to its `calls` / `tensor_methods`
+  (breakscan/catalog.py).
+- `rules/data/dynamo-skips.json`: what Dynamo's `torch/_dynamo/trace_rules.py` skips or inlines: the
+  builtin and third-party skip lists, torch's module skip/inline lists, the torch functions
+  `manual_torch_name_rule_map` marks as skipped or inlined, force-skipped files.
+
+Usage: python scripts/refresh_torch_data.py [--out rules/data]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+TAGS = ("dynamic_output_shape", "data_dependent_output", "inplace_view")
+# Private ATen ops reached through a public Python function (torch/functional.py: torch.unique calls
+# torch._unique2, or torch.unique_dim when dim= is given, and _unique on older paths).
+PRIVATE_WRAPPERS = {"_unique": "unique", "_unique2": "unique", "unique_dim": "unique"}
+# Public composite ops that are defined as a tagged op: `argwhere(x)` is `nonzero(x)`
+# (CompositeImplicitAutograd in native_functions.yaml), so it inherits its dynamic output shape.
+COMPOSITES = {"nonzero": ("argwhere",)}
+# Tagged ops a by-name match would over-report: the tag is on one overload or one argument form.
+NOT_BY_NAME = {
+    "index": "`x[mask]` with a boolean mask (index.Tensor): a subscript, not a call; BRK106 matches it",
+    "one_hot": "breaks only when num_classes is left at -1 (GB0246); with num_classes= it is static",
+    "repeat_interleave": "only the Tensor-repeats overload is tagged; an int `repeats` is static",
+    "_local_scalar_dense": "the kernel behind Tensor.item(); users do not call it",
+}
+
+
+def tagged_ops(tag: torch.Tag) -> list[str]:
+    """Names (`packet` or `packet.overload`) of the ATen overloads carrying `tag`, sorted."""
+    found = []
+    for name in dir(torch.ops.aten):
+        packet = getattr(torch.ops.aten, name, None)
+        if not isinstance(packet, torch._ops.OpOverloadPacket):
+            continue
+        for overload in packet.overloads():
+            if tag in getattr(packet, overload).tags:
+                found.append(name if overload == "default" else f"{name}.{overload}")
+    return sorted(found)
+
+
+def python_names(aten: list[str]) -> dict:
+    """The names users write for these ATen ops: `torch.X` / `torch.nn.functional.X` calls and Tensor methods."""
+    calls: set[str] = set()
+    methods: set[str] = set()
+    skipped: dict[str, str] = {}
+    for packet in sorted({a.split(".")[0] for a in aten}):
+        if packet in NOT_BY_NAME:
+            skipped[packet] = NOT_BY_NAME[packet]
+            continue
+        public = PRIVATE_WRAPPERS.get(packet, packet)
+        for name in (public, *COMPOSITES.get(public, ())):
+            if callable(getattr(torch, name, None)):
+                calls.add(f"torch.{name}")
+            if callable(getattr(torch.nn.functional, name, None)):
+                calls.add(f"torch.nn.functional.{name}")
+            if callable(getattr(torch.Tensor, name, None)):
+                methods.add(name)
+        if not any(c.endswith(f".{public}") for c in calls) and public not in methods:
+            skipped[packet] = "no public Python function or Tensor method of that name"
+    return {"aten": aten, "calls": sorted(calls), "tensor_methods": sorted(methods), "not_by_name": skipped}
+
+
+def torch_ops() -> dict:
+    """The contents of rules/data/torch-ops.json."""
+    return {
+        "torch": torch.__version__,
+        "generated_by": "scripts/refresh_torch_data.py",
+        "tags": {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS},
+    }
+
+
+def _module_name(mod) -> str:
+    return mod if isinstance(mod, str) else mod.__name__
+
+
+def dynamo_skips() -> dict:
+    """The contents of rules/data/dynamo-skips.json, read from torch._dynamo.trace_rules."""
+    from torch._dynamo import trace_rules as tr
+    from torch._dynamo.variables import SkipFunctionVariable, UserFunctionVariable
+
+    torch_dir = Path(torch.__file__).parent
+    rules = tr.manual_torch_name_rule_map
+    return {
+        "torch": torch.__version__,
+        "generated_by": "scripts/refresh_torch_data.py",
+        "source": "torch/_dynamo/trace_rules.py",
+        "order": "manual_torch_name_rule_map, then MOD_INLINELIST / LEGACY_MOD_INLINELIST (inline), "
+                 "then BUILTIN_SKIPLIST / THIRDPARTY_SKIPLIST / MOD_SKIPLIST (skip), else inline",
+        "builtin_skiplist": sorted(_module_name(m) for m in tr.BUILTIN_SKIPLIST),
+        "builtin_inline_when_called": sorted(
+            _module_name(m) for m in tr.BUILTIN_SKIPLIST
+            if tr._module_dir(m) in tr.BUILTIN_INLINE_WHEN_CALLED),
+        "thirdparty_skiplist": sorted(tr.THIRDPARTY_SKIPLIST),
+        "mod_skiplist": sorted(tr.MOD_SKIPLIST),
+        "mod_inlinelist": sorted(tr.MOD_INLINELIST),
+        "legacy_mod_inlinelist": sorted(tr.LEGACY_MOD_INLINELIST),
+        "force_skip_files": sorted(
+            "torch." + str(Path(f).relative_to(torch_dir).with_suffix("")).replace("/", ".")
+            for f in tr.FORCE_SKIP_FILES),
+        "unittest": "skipped unless torch._dynamo.config.enable_trace_unittest",
+        "skipped_functions": sorted(n for n, v in rules.items() if v is SkipFunctionVariable),
+        "inlined_functions": sorted(n for n, v in rules.items() if v is UserFunctionVariable),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Write both files; print what changed in size."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", type=Path, default=ROOT / "rules" / "data")
+    args = parser.parse_args(argv)
+    args.out.mkdir(parents=True, exist_ok=True)
+    for name, data in (("torch-ops.json", torch_ops()), ("dynamo-skips.json", dynamo_skips())):
+        path = args.out / name
+        path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
+        print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: torch {data['torch']}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
