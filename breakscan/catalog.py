@@ -2,7 +2,8 @@
 
 A rule file holds the rule's id, title, family, severity, message, rationale, fix, the Dynamo
 graph-break ids it corresponds to (from torch's `graph_break_registry.json`), the torch versions
-in which its pattern breaks, how the static pass matches it (`[match]`), and a breaking and a
+in which its pattern breaks, how the static pass matches it (`[match]`; `torch_ops` there adds the
+names of the ATen ops torch tags so, from `rules/data/torch-ops.json`), and a breaking and a
 fixed example. Every example is a runnable module with `breakscan_examples()`; the test suite
 confirms each with real Dynamo.
 """
@@ -167,7 +168,7 @@ def load_rule(path: Path) -> Rule:
             fix=data["fix"].strip(),
             gb_ids=tuple(data.get("gb_ids", ())),
             torch_versions=data.get("torch", ">=2.0"),
-            match=data.get("match", {}),
+            match=_with_torch_ops(path, data.get("match", {})),
             breaking=_examples(examples.get("breaking")),
             fixed=_examples(examples.get("fixed")),
             tags=tuple(data.get("tags", ())),
@@ -188,6 +189,35 @@ def load_rule(path: Path) -> Rule:
     version_in_range((2, 0), rule.torch_versions)  # validate the ranges now
     version_in_range((3, 10), rule.python_versions)
     return rule
+
+
+def _with_torch_ops(path: Path, match: dict[str, Any]) -> dict[str, Any]:
+    """`[match] torch_ops = ["dynamic_output_shape"]`: add the Python names of the ATen ops torch tags so
+    (`rules/data/torch-ops.json`, written by scripts/refresh_torch_data.py) to `calls` / `tensor_methods`.
+
+    Raises CatalogError on a tag the data file does not have.
+    """
+    if not match.get("torch_ops"):
+        return match
+    tags = _torch_ops(str(path.parent / "data" / "torch-ops.json"))
+    match = dict(match)
+    for tag in match["torch_ops"]:
+        if tag not in tags:
+            raise CatalogError(f"{path.name}: torch_ops tag {tag!r} is not in rules/data/torch-ops.json")
+        for key in ("calls", "tensor_methods"):
+            own = list(match.get(key, ()))
+            match[key] = own + [n for n in tags[tag][key] if n not in own]
+    return match
+
+
+@functools.lru_cache(maxsize=2)
+def _torch_ops(path: str) -> dict[str, Any]:
+    import json
+
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))["tags"]
+    except (OSError, ValueError, KeyError) as exc:
+        raise CatalogError(f"cannot read {path}: {exc}") from exc
 
 
 def _autofix(path: Path, raw: Any) -> AutoFix | None:

@@ -34,7 +34,7 @@ RULE_LIST = list(RULES.values())
 WITH_EXAMPLES = [r for r in RULE_LIST if r.breaking or r.fixed]
 
 _EXPECT = re.compile(r"#\s*expect:\s*(BRK\d{3}(?:\s*,\s*BRK\d{3})*)")
-_MATCH_KEYS = {"calls", "logger_methods", "tensor_methods", "check", "description"}
+_MATCH_KEYS = {"calls", "logger_methods", "tensor_methods", "torch_ops", "check", "description"}
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _GB_ID = re.compile(r"^GB\d{4}$")
 
