@@ -8,7 +8,7 @@ torch shows what it added. `--compare-with PYTHON` reads the registry of another
 (e.g. a newer one) and lists the ids it adds, with a decision suggested from Dynamo's own hints.
 
 Usage: python scripts/registry_coverage.py [--output docs/registry-coverage.md] [--compare-with PYTHON]...
-       python scripts/registry_coverage.py --check   # exit 1 when an installed id is undecided or stale
+       python scripts/registry_coverage.py --check   # exit 1 when an installed id is not triaged, or a triaged id is stale
 """
 
 from __future__ import annotations
@@ -109,7 +109,8 @@ def decide(registry: dict, covered: dict[str, list[str]], triage: dict[str, dict
             group = triage[gb]
             if group["decision"] == "candidate":
                 hint = f" (see {group['rule_hint']})" if group.get("rule_hint") else ""
-                rows.append(Row(gb, gb_type, "candidate", group["pattern"] + hint))
+                measured = f" [measured {group['measured']}]" if group.get("measured") else ""
+                rows.append(Row(gb, gb_type, "candidate", group["pattern"] + hint + measured))
             elif group["decision"] == "not-static":
                 rows.append(Row(gb, gb_type, "not-static", f"{group['reason']}: {group['why']}"))
             else:
@@ -133,6 +134,7 @@ def render(version: str, rows: list[Row], reasons: dict[str, str], stale: list[s
            others: list[tuple[str, dict, dict]], triage: dict[str, dict]) -> str:
     """The markdown page. `others`: (version, registry, installed registry) for each --compare-with."""
     counts = Counter(r.decision for r in rows)
+    cand_groups = list({id(g): g for g in triage.values() if g["decision"] == "candidate"}.values())
     not_static = Counter(r.detail.split(":")[0] for r in rows if r.decision == "not-static")
     out = [
         "# Graph-break registry coverage",
@@ -154,7 +156,9 @@ def render(version: str, rows: list[Row], reasons: dict[str, str], stale: list[s
         f"| **total** | {len(rows)} |",
         "",
         "Statically detectable (rule + candidate): "
-        f"{counts.get('rule', 0) + counts.get('candidate', 0)} of {len(rows)}.",
+        f"{counts.get('rule', 0) + counts.get('candidate', 0)} of {len(rows)}; "
+        f"{sum('measured' in g for g in cand_groups)} of the {len(cand_groups)} candidate patterns checked with "
+        "Dynamo (their `measured` note says what broke, and with which GB id).",
         "",
         "| not-static reason | ids | meaning |",
         "|---|---:|---|",
@@ -182,25 +186,25 @@ def render(version: str, rows: list[Row], reasons: dict[str, str], stale: list[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Write the page; with --check, only report undecided or stale ids (exit 1 when there are any)."""
+    """Write the page; with --check, only report ids missing from the triage file or stale (exit 1 on any)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=OUTPUT)
     parser.add_argument("--compare-with", action="append", default=[], metavar="PYTHON",
                         help="another interpreter whose torch registry to compare with (read only)")
-    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 on undecided or stale ids")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 on untriaged or stale ids")
     args = parser.parse_args(argv)
     version, path = installed_registry()
     registry = json.loads(path.read_text(encoding="utf-8"))
     data, triage = load_triage()
     rows = decide(registry, rule_coverage(version), triage)
     stale = sorted(gb for gb in triage if gb not in registry)
-    undecided = [r.gb_id for r in rows if r.decision == "undecided"]
+    new = [r.gb_id for r in rows if r.decision == "undecided" and r.gb_id not in triage]
     if args.check:
-        for gb in undecided:
-            print(f"undecided: {gb}")
+        for gb in new:
+            print(f"not triaged: {gb}")
         for gb in stale:
             print(f"stale (not in torch {version}'s registry): {gb}")
-        return 1 if undecided or stale else 0
+        return 1 if new or stale else 0
     others = [(*other_registry(py), registry) for py in args.compare_with]
     args.output.write_text(render(version, rows, data["reasons"], stale, others, triage), encoding="utf-8")
     counts = Counter(r.decision for r in rows)
