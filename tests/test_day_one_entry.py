@@ -224,3 +224,20 @@ def test_run_from_a_directory_with_a_breakscan_tree_runs_the_program(tmp_path: P
     [brk] = observed(report, "GB0059")
     assert (brk["path"], brk["line"]) == ("train.py", 5)
     assert_no_breakscan_frames(report)
+
+
+def test_breakscan_frames_are_never_a_location_even_inside_the_scanned_root(tmp_path: Path) -> None:
+    """A contributor scans inside the breakscan checkout: the probe's frames lie in the project
+    root, yet a break whose other frames are all outside it is placed at the user's frame."""
+    from breakscan.dynamic import runner
+
+    probe = str(Path(runner.__file__).with_name("probe.py"))
+    user = str(tmp_path / "elsewhere" / "model.py")
+    ev = {"gb_id": "GB0059", "gb_type": "Failed to trace builtin operator", "path": user, "line": 5,
+          "stack": [{"path": probe, "line": 400, "function": "call", "column": None},
+                    {"path": user, "line": 5, "function": "forward", "column": None}]}
+    finding = runner.break_finding(ev, "entry", Path(runner.BREAKSCAN_DIR).parent, fallback=False)
+    assert (finding.path, finding.line) == (user, 5)
+    assert [fr.path for fr in finding.stack] == [user]
+    # With only breakscan frames there is no location to give, rather than a wrong one.
+    assert runner.primary_frame([{"path": probe, "line": 1, "function": "main", "column": None}], tmp_path) is None

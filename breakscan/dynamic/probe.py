@@ -217,14 +217,25 @@ def import_target(path: Path) -> Any:
     if found is None:
         return import_by_path(path)
     parent, name = found
+    top = name.split(".")[0]
+    loaded = sys.modules.get(top)
+    if loaded is not None and not _same_file(getattr(loaded, "__file__", None), parent / top / "__init__.py"):
+        raise ImportError(f"{path} is module {name}, but a package {top} is already imported from "
+                          f"{getattr(loaded, '__file__', None) or loaded}: rename the package or scan it on its own")
     sys.path.insert(0, str(parent))
     importlib.invalidate_caches()
     module = importlib.import_module(name)
-    origin = getattr(module, "__file__", None)
-    if origin is None or not os.path.samefile(origin, path):
-        raise ImportError(f"{path} is module {name}, but {name} is already imported from {origin}: "
-                          "rename the package or scan it in its own run")
+    if not _same_file(getattr(module, "__file__", None), path):
+        raise ImportError(f"{path} is module {name}, but {name} was imported from {getattr(module, '__file__', None)}")
     return module
+
+
+def _same_file(a: str | None, b: Path) -> bool:
+    """Whether `a` names the file `b` (False when either is missing)."""
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def import_by_path(path: Path) -> Any:
