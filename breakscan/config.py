@@ -126,7 +126,9 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if not f.name.startswith("_") and f.name != "entries_base"}
+_NOT_KEYS = {"entries_base"}  # set by load_config and the CLI, not in pyproject
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if not f.name.startswith("_")
+         and f.name not in _NOT_KEYS}
 
 
 def load_config(pyproject: Path | None) -> Config:

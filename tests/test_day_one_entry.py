@@ -241,3 +241,26 @@ def test_breakscan_frames_are_never_a_location_even_inside_the_scanned_root(tmp_
     assert [fr.path for fr in finding.stack] == [user]
     # With only breakscan frames there is no location to give, rather than a wrong one.
     assert runner.primary_frame([{"path": probe, "line": 1, "function": "main", "column": None}], tmp_path) is None
+
+
+@pytest.mark.parametrize(("source", "entry", "ok"), [
+    ("def examples():\n    yield\n", "m.py:examples", True),
+    ("import torch\nif torch.cuda.is_available():\n    def examples():\n        yield\n", "m.py:examples", True),
+    ("import functools\nexamples = functools.partial(print, 1)\n", "m.py:examples", True),
+    ("class Examples:\n    def make(self):\n        yield\n", "m.py:Examples.make", True),
+    ("from helpers import *\n", "m.py:examples", True),  # may bind it: importing tells
+    ("def breakscan_examples():\n    yield\n", "m.py", True),
+    ("def other():\n    examples = 1\n", "m.py:examples", False),  # a local is not the module's
+    ("def examples_v2():\n    yield\n", "m.py:examples", False),
+])
+def test_an_entry_is_checked_by_reading_its_file(tmp_path: Path, source: str, entry: str, ok: bool) -> None:
+    from breakscan.dynamic.entries import EntryError, check_entry, parse_entry
+
+    (tmp_path / "m.py").write_text(source)
+    parsed = parse_entry(entry, tmp_path)
+    assert parsed.path == tmp_path / "m.py"
+    if ok:
+        check_entry(parsed)
+    else:
+        with pytest.raises(EntryError, match="defines no top-level"):
+            check_entry(parsed)
