@@ -116,7 +116,7 @@ def check(
     fail_on: FailOnOption = None,
     exit_zero: ExitZeroOption = False,
     no_dynamic: bool = typer.Option(False, "--no-dynamic", help="Static pass only; never run code."),
-    entry: Optional[List[str]] = typer.Option(None, "--entry", help="FILE:FUNC giving examples to run."),
+    entry: Optional[List[str]] = typer.Option(None, "--entry", help="FILE:FUNC giving examples to run (repeatable)."),
     device: Optional[str] = typer.Option(None, help="auto|cpu|cuda for the dynamic pass."),
     timeout: Optional[float] = typer.Option(None, help="Dynamic-pass time limit per file, seconds."),
     backend: Optional[str] = typer.Option(None, help="torch.compile backend (default eager)."),
@@ -331,8 +331,8 @@ def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, tim
                         ("backend", backend), ("torch_version", torch_version), ("regions", regions)):
         if value is not None:
             setattr(config, name, value)
-    if entry:
-        config.entries = list(entry)
+    if entry:  # replaces the config's entries; relative to the working directory
+        config.entries, config.entries_base = list(entry), Path.cwd()
     if no_dynamic:
         config.dynamic = False
 

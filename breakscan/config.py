@@ -13,6 +13,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 from breakscan.catalog import Rule
+from breakscan.dynamic.entries import Entry, EntryError, check_entry, parse_entry
 from breakscan.findings import Severity
 
 
@@ -30,6 +31,9 @@ class Config:
     severity: dict[str, str] = field(default_factory=dict)  # rule id -> error|warning|note
     regions: str = "modules"
     entries: list[str] = field(default_factory=list)  # FILE:FUNC dynamic entries
+    # Not a key: the directory `entries` are relative to (the pyproject's; the working
+    # directory for --entry). None: the working directory.
+    entries_base: Path | None = None
     fail_on: str = "warning"
     torch_version: str | None = None
     respect_gitignore: bool = True
@@ -64,6 +68,16 @@ class Config:
             raise ConfigError("jobs must be 0 (one per CPU) or a positive number")
         if self.timeout <= 0:
             raise ConfigError("timeout must be a positive number of seconds")
+        for entry in self.resolved_entries():
+            try:
+                check_entry(entry)
+            except EntryError as exc:
+                raise ConfigError(str(exc)) from exc
+
+    def resolved_entries(self) -> list[Entry]:
+        """`entries` as absolute files and function names (see breakscan.dynamic.entries)."""
+        base = self.entries_base or Path.cwd()
+        return [parse_entry(text, base) for text in self.entries]
 
 
 def check_rule_selector(selector: str, catalog: dict[str, Rule]) -> None:
@@ -112,7 +126,9 @@ def find_pyproject(start: Path) -> Path | None:
     return None
 
 
-_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if not f.name.startswith("_")}
+_NOT_KEYS = {"entries_base"}  # set by load_config and the CLI, not in pyproject
+_KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if not f.name.startswith("_")
+         and f.name not in _NOT_KEYS}
 
 
 def load_config(pyproject: Path | None) -> Config:
@@ -136,5 +152,9 @@ def load_config(pyproject: Path | None) -> Config:
             value = float(value)
         if not isinstance(value, expected):
             raise ConfigError(f"{pyproject}: [tool.breakscan] {key} must be {expected.__name__}")
+        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+            raise ConfigError(f"{pyproject}: [tool.breakscan] {key} must be a list of strings")
         setattr(config, attr, value)
+    if "entries" in table:
+        config.entries_base = pyproject.parent.absolute()
     return config

@@ -76,7 +76,8 @@ def defines_examples(data: bytes) -> bool:
 
 
 def dynamic_targets(files: list[Path], config: Config) -> list[tuple[Path, str | None]]:
-    """(file, entry function) pairs: files defining `breakscan_examples()`, then `entries`."""
+    """(file, examples function) pairs: files defining `breakscan_examples()` (None: that
+    function), then `entries` (absolute files; see `Config.resolved_entries`)."""
     targets: list[tuple[Path, str | None]] = []
     for path in files:
         try:
@@ -84,11 +85,7 @@ def dynamic_targets(files: list[Path], config: Config) -> list[tuple[Path, str |
                 targets.append((path, None))
         except OSError:
             continue
-    for entry in config.entries:
-        file, _, func = entry.rpartition(":")
-        if not file or not func:
-            file, func = entry, "breakscan_examples"
-        targets.append((Path(file).absolute(), func))
+    targets += [(entry.path, entry.function) for entry in config.resolved_entries()]
     return targets
 
 

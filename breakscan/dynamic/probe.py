@@ -1,10 +1,12 @@
 """The child side of the dynamic pass: import the user's file, compile its examples, log what Dynamo did.
 
-Run as `python -m breakscan.dynamic.probe REQUEST.json RESULT.jsonl` by `runner`; never
-imported by the parent (it imports torch). Two modes:
+Run by `runner` (`runner.probe_command`: `main(REQUEST.json, RESULT.jsonl)`, imported from the
+parent's own breakscan); never imported by the parent (it imports torch). Two modes:
 
 - examples (default): the request holds `targets` (a list of `{index, target, entry}`; `entry`
-  is `FILE:FUNC` or null), `device` (`auto|cpu|cuda`), `backend`, `project_root`. Targets run
+  is the name of the target file's examples function, or null for `breakscan_examples`),
+  `device` (`auto|cpu|cuda`), `backend`, `project_root`. A target inside a package is imported
+  as its dotted module (`import_target`). Targets run
   one after another in this one process (Dynamo set-up is paid once), `torch._dynamo.reset()`
   between them; each is framed by `target_start` / `done` records carrying its `index`, so
   the parent can tell which targets finished if this process dies, and re-run the rest.
@@ -36,6 +38,8 @@ broke (an entry with no break and no fallback is captured whole by definition).
 from __future__ import annotations
 
 import faulthandler
+import functools
+import importlib
 import importlib.util
 import inspect
 import json
@@ -50,6 +54,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterable
 
 from breakscan.dynamic import parse
+from breakscan.dynamic.entries import DEFAULT_FUNCTION, package_module
 
 BREAKSCAN_DIR = str(Path(__file__).resolve().parent.parent)
 
@@ -200,6 +205,39 @@ def error_record(writer: ResultWriter, entry: str, phase: str, exc: BaseExceptio
     )
 
 
+def import_target(path: Path) -> Any:
+    """Import the user's file `path` (not as `__main__`); raises what its import raises.
+
+    A file inside a package is imported as its dotted module with the package's parent first
+    on sys.path (pytest's `prepend` mode; `entries.package_module`), so its relative imports
+    work; ImportError when a module of that name from elsewhere is already imported. Any
+    other file is imported by path with its directory first on sys.path.
+    """
+    found = package_module(path)
+    if found is None:
+        return import_by_path(path)
+    parent, name = found
+    top = name.split(".")[0]
+    loaded = sys.modules.get(top)
+    if loaded is not None and not _same_file(getattr(loaded, "__file__", None), parent / top / "__init__.py"):
+        raise ImportError(f"{path} is module {name}, but a package {top} is already imported from "
+                          f"{getattr(loaded, '__file__', None) or loaded}: rename the package or scan it on its own")
+    sys.path.insert(0, str(parent))
+    importlib.invalidate_caches()
+    module = importlib.import_module(name)
+    if not _same_file(getattr(module, "__file__", None), path):
+        raise ImportError(f"{path} is module {name}, but {name} was imported from {getattr(module, '__file__', None)}")
+    return module
+
+
+def _same_file(a: str | None, b: Path) -> bool:
+    """Whether `a` names the file `b` (False when either is missing)."""
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
 def import_by_path(path: Path) -> Any:
     """Import `path` as a module with its directory first on sys.path (not as `__main__`)."""
     sys.path.insert(0, str(path.parent))
@@ -215,18 +253,17 @@ def import_by_path(path: Path) -> Any:
     return module
 
 
-def examples_function(request: dict[str, Any]) -> tuple[Callable[..., Any] | None, str]:
-    """The examples callable (`--entry FILE:FUNC` or the target's `breakscan_examples`) and its label."""
+def examples_function(request: dict[str, Any]) -> Callable[..., Any] | None:
+    """The target's examples callable: its `entry` (a name, or `Class.name`) or `breakscan_examples`.
+
+    None when the target defines no `breakscan_examples`; AttributeError when it lacks the
+    named entry (the parent checked the name is bound, so this is rare: a conditional def).
+    """
+    module = import_target(Path(request["target"]))
     entry = request.get("entry")
-    if entry:
-        file_part, _, func = entry.rpartition(":")
-        path = Path(file_part)
-        if not path.is_absolute():
-            root_path = Path(request["project_root"]) / path
-            path = root_path if root_path.exists() else path.resolve()
-        return getattr(import_by_path(path), func), entry
-    module = import_by_path(Path(request["target"]))
-    return getattr(module, "breakscan_examples", None), "breakscan_examples"
+    if not entry:
+        return getattr(module, DEFAULT_FUNCTION, None)
+    return functools.reduce(getattr, entry.split("."), module)
 
 
 def call_examples(func: Callable[..., Any], device: str) -> Iterable[Any]:
@@ -422,7 +459,7 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
     current: EntryRun | None = None
     phase = "import"
     try:
-        func, _label = examples_function(request)
+        func = examples_function(request)
         if func is None:
             writer.write({"type": "no_examples", "target": request["target"]})
             return

@@ -1,6 +1,6 @@
 """The parent side of the dynamic pass: run `probe` in a child process and turn its records into Findings.
 
-Importable without torch. The child (`python -m breakscan.dynamic.probe`) runs in its own
+Importable without torch. The child (`breakscan.dynamic.probe`, see `probe_command`) runs in its own
 process group with its output captured, so user prints, crashes, hangs and `sys.exit` never
 reach breakscan; they become BRK902 (user code raised) / BRK903 (dynamic pass crashed, timed
 out, killed, or exited) error findings, keeping the findings of entries finished before.
@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from breakscan.dynamic import guards, parse
+from breakscan.dynamic.entries import parse_entry
 from breakscan.findings import EntryReport, Finding, Frame, Kind, Severity, Status
 
 PACKAGE_PARENT = Path(__file__).resolve().parent.parent.parent
@@ -90,13 +91,17 @@ def run_dynamic(
 ) -> DynamicResult:
     """Run the examples of `target` under Dynamo in a child process and report what it saw.
 
-    `entry` is `FILE:FUNC` naming an examples function (same contract as the module-level
-    `breakscan_examples()`); without it, `target`'s `breakscan_examples` is used. `device` is
+    `entry` names an examples function (same contract as the module-level
+    `breakscan_examples()`): `FUNC` in `target`, or `FILE:FUNC` with FILE relative to
+    `project_root`; without it, `target`'s `breakscan_examples` is used. `device` is
     `auto|cpu|cuda`; `timeout` is the wall-clock limit in seconds for the child;
     `backend` is the `torch.compile` backend; `python` the interpreter (default: this one).
     Never raises for anything user code does: crashes, hangs, exits and exceptions become
     BRK902/BRK903 findings. Raises OSError only if the child cannot be started at all.
     """
+    if entry is not None and ":" in entry:
+        parsed = parse_entry(entry, Path(project_root))
+        target, entry = parsed.path, parsed.function
     return run_dynamic_many([(Path(target), entry)], project_root=project_root, device=device,
                             timeout=timeout, backend=backend, python=python)[0]
 
@@ -112,6 +117,8 @@ def run_dynamic_many(
     progress: ProgressFn | None = None,
 ) -> list[DynamicResult]:
     """Run several targets in one child; one DynamicResult per target, in order.
+
+    A target is (file, name of its examples function, or None for `breakscan_examples`).
 
     `timeout` is per target. If the child dies, the target it was in gets the crash finding
     and the remaining targets run in a fresh child. `progress` is called (in this thread)
@@ -268,10 +275,29 @@ class ChildOutcome:
     stderr_tail: str = ""
 
 
+# The child's `python -c` program: import the probe from the breakscan this process runs
+# (its parent directory first on sys.path for that import only), then give sys.path[0] the
+# working directory, as `python -m` would. A `breakscan/` tree in the user's working
+# directory (a contributor's checkout) can then never stand in for it.
+PROBE_BOOTSTRAP = """\
+import os, sys
+sys.path.insert(0, sys.argv.pop(1))
+import breakscan.dynamic.probe as probe
+del sys.path[0]
+if sys.path and sys.path[0] == "":
+    sys.path[0] = os.getcwd()
+sys.exit(probe.main(sys.argv[1:]))
+"""
+
+
+def probe_command(python: str, request: Path, result: Path) -> list[str]:
+    """The child's command line: `python -c PROBE_BOOTSTRAP PACKAGE_PARENT REQUEST RESULT`."""
+    return [python, "-c", PROBE_BOOTSTRAP, str(PACKAGE_PARENT), str(request), str(result)]
+
+
 def _child_env() -> dict[str, str]:
-    """The child's environment: breakscan importable; no user TORCH_LOGS/TORCH_TRACE (we set logs)."""
+    """The child's environment: no user TORCH_LOGS/TORCH_TRACE (we set logs); UTF-8 stdio."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(PACKAGE_PARENT), env.get("PYTHONPATH", "")) if p)
     env["PYTHONIOENCODING"] = "utf-8"
     for var in ("TORCH_LOGS", "TORCH_TRACE", "TORCH_COMPILE_DEBUG"):
         env.pop(var, None)
@@ -319,7 +345,7 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
     req_path, res_path = workdir / "request.json", workdir / "result.jsonl"
     req_path.write_text(json.dumps(request), encoding="utf-8")
     res_path.touch()
-    cmd = [python, "-m", "breakscan.dynamic.probe", str(req_path), str(res_path)]
+    cmd = probe_command(python, req_path, res_path)
     t0 = time.monotonic()
     deadline = t0 + timeout
     tail = _RecordTail(res_path)
@@ -415,9 +441,19 @@ def read_records(path: Path) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- records -> findings
 
 
+# breakscan's own frames (the probe, runpy under it) sit above the user's code in every stack
+# the child reports. The child imports this same breakscan (`probe_command`), so its frames
+# lie under BREAKSCAN_DIR: they are never a user frame, a finding's location or in its stack.
+
+
+def is_breakscan(path: str) -> bool:
+    """True for a file of the breakscan this process runs (the probe's own frames)."""
+    return path.startswith(BREAKSCAN_DIR)
+
+
 def is_library(path: str) -> bool:
     """True for files of installed packages (site-packages), torch, or breakscan itself."""
-    return any(m in path for m in LIBRARY_MARKERS) or path.startswith(BREAKSCAN_DIR)
+    return any(m in path for m in LIBRARY_MARKERS) or is_breakscan(path)
 
 
 def in_project(path: str, root: Path) -> bool:
@@ -426,7 +462,7 @@ def in_project(path: str, root: Path) -> bool:
     The root itself may be an installed package (scanning `site-packages/transformers`): only the
     part of `path` below `root` is checked for `site-packages` (a `.venv` inside the project).
     """
-    if not path or path.startswith(BREAKSCAN_DIR):
+    if not path or is_breakscan(path):
         return False
     try:
         rel = Path(path).resolve().relative_to(Path(root).resolve())
@@ -443,7 +479,7 @@ def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[d
     """
     start = 0
     for i, fr in enumerate(frames):
-        if fr["path"].startswith(BREAKSCAN_DIR) or fr["path"].startswith("<frozen"):
+        if is_breakscan(fr["path"]) or fr["path"].startswith("<frozen"):
             start = i + 1
     rest = frames[start:]
     while (rest and len(rest) > 1 and is_library(rest[0]["path"])
@@ -453,11 +489,11 @@ def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[d
 
 
 def primary_frame(frames: list[dict[str, Any]], root: Path) -> dict[str, Any] | None:
-    """The innermost frame inside the project, else the innermost frame."""
+    """The innermost frame inside the project, else the innermost frame not of breakscan."""
     for fr in reversed(frames):
         if in_project(fr["path"], root):
             return fr
-    return frames[-1] if frames else None
+    return next((fr for fr in reversed(frames) if not is_breakscan(fr["path"])), None)
 
 
 def to_frames(frames: list[dict[str, Any]]) -> tuple[Frame, ...]:
