@@ -14,6 +14,7 @@ import hashlib
 import io
 import multiprocessing
 import os
+import signal
 import stat
 import sys
 import threading
@@ -353,8 +354,14 @@ _STATE: dict = {}  # phase B inputs, inherited by forked workers (or sent once t
 
 
 def _init_worker(state: dict) -> None:
+    _ignore_sigint()
     gc.set_threshold(*POOL_GC_THRESHOLDS)
     _STATE.update(state)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent (which ends them): no KeyboardInterrupt tracebacks from each."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _check_one(path: Path) -> tuple[Path, list[Finding]]:
@@ -368,7 +375,7 @@ def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
     if context.get_start_method() == "fork":
         _STATE.clear()
         _STATE.update(state)
-        return ProcessPoolExecutor(jobs, mp_context=context)
+        return ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
     return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(state,))
 
 
@@ -396,17 +403,31 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
     thresholds = gc.get_threshold()
     gc.freeze()  # forked workers inherit the parent's objects: no collection of theirs walks them
     gc.set_threshold(*POOL_GC_THRESHOLDS)
+    pool = _pool(jobs, state or {})
     try:
-        with _pool(jobs, state or {}) as pool:
-            out = []
-            for result in pool.map(fn, items, chunksize=chunk):
-                out.append(result)
-                if progress:
-                    progress(1)
-            return out
+        out = []
+        for result in pool.map(fn, items, chunksize=chunk):
+            out.append(result)
+            if progress:
+                progress(1)
+        pool.shutdown()
+        return out
+    except BaseException:  # Ctrl-C (or a worker's error): stop now, not after the queued files
+        _stop_pool(pool)
+        raise
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Drop the pool's queued work and end its workers at once (they ignore SIGINT)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public handle before 3.14
+        if proc.is_alive():
+            proc.kill()
+    # The pool sees its workers gone and its manager thread ends; joining it here keeps the
+    # thread from racing the interpreter's exit hook (an "Exception ignored" on stderr).
+    pool.shutdown(wait=True, cancel_futures=True)
 
 
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
