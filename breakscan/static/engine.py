@@ -21,7 +21,8 @@ import threading
 import tokenize
 import traceback
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -360,8 +361,13 @@ def _init_worker(state: dict) -> None:
 
 
 def _ignore_sigint() -> None:
-    """Workers leave Ctrl-C to the parent (which ends them): no KeyboardInterrupt tracebacks from each."""
+    """Workers leave Ctrl-C to the parent (which ends them): no KeyboardInterrupt tracebacks from each.
+
+    A forked worker starts with SIGINT blocked (`_map`), so one sent before this ran is dropped here.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _check_one(path: Path) -> tuple[Path, list[Finding]]:
@@ -405,8 +411,10 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
     gc.set_threshold(*POOL_GC_THRESHOLDS)
     pool = _pool(jobs, state or {})
     try:
+        with _sigint_blocked():  # workers fork inside map(): none may take a Ctrl-C before it ignores it
+            results = pool.map(fn, items, chunksize=chunk)
         out = []
-        for result in pool.map(fn, items, chunksize=chunk):
+        for result in results:
             out.append(result)
             if progress:
                 progress(1)
@@ -420,6 +428,19 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
         gc.unfreeze()
 
 
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread (and in processes forked meanwhile); delivered after."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (Windows)
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _stop_pool(pool: ProcessPoolExecutor) -> None:
     """Drop the pool's queued work and end its workers at once (they ignore SIGINT)."""
     for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public handle before 3.14
@@ -427,7 +448,10 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
             proc.kill()
     # The pool sees its workers gone and its manager thread ends; joining it here keeps the
     # thread from racing the interpreter's exit hook (an "Exception ignored" on stderr).
-    pool.shutdown(wait=True, cancel_futures=True)
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except RuntimeError:  # interrupted while the pool was starting its manager thread
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
