@@ -18,8 +18,13 @@ import textwrap
 import time
 from pathlib import Path
 
+import jsonschema
 import pytest
 
+from breakscan.catalog import load_catalog
+from breakscan.findings import Finding, Interruption, Kind, Report, Status
+from breakscan.report import github, sarif, terminal
+from breakscan.report import json as json_report
 from tests.conftest import ROOT, requires_torch
 
 PROMPT_S = 8.0  # from Ctrl-C to breakscan's exit, with room for a loaded 2-core host
@@ -273,3 +278,24 @@ def test_ctrl_c_in_the_static_pass_stops_the_worker_pool_at_once(tmp_path: Path)
     assert exit_within(proc, sent, limit=3.0) == 130
     assert gone(proc.pid) == []
     assert "Traceback" not in err.read_text()
+
+
+def test_an_interrupted_report_says_so_in_every_format(tmp_path: Path) -> None:
+    model = tmp_path / "model.py"
+    model.write_text("def f(x):\n    print(x)\n", encoding="utf-8")
+    note = Interruption(signal="SIGINT", exit_code=130, message="Interrupted by SIGINT during the dynamic pass.")
+    brk = Finding(rule_id="BRK201", kind=Kind.GRAPH_BREAK, path=str(model), line=2, message="print",
+                  status=Status.CONFIRMED)
+    report = Report(root=tmp_path, findings=[brk], dynamic_ran=True, interrupted=note)
+    catalog = load_catalog()
+    assert json.loads(json_report.render(report, catalog))["interrupted"] == {
+        "signal": "SIGINT", "exit_code": 130, "message": note.message}
+    doc = json.loads(sarif.render(report, catalog))
+    schema = json.loads((ROOT / "tests" / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator(schema).validate(doc)
+    [invocation] = doc["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is False and invocation["exitCode"] == 130
+    assert invocation["toolExecutionNotifications"][-1]["message"]["text"] == note.message
+    assert github.render(report, catalog).splitlines()[-1] == (
+        "::error title=breakscan interrupted::Interrupted by SIGINT during the dynamic pass.")
+    assert note.message in " ".join(terminal.render(report, catalog).split())
