@@ -299,3 +299,52 @@ def test_an_interrupted_report_says_so_in_every_format(tmp_path: Path) -> None:
     assert github.render(report, catalog).splitlines()[-1] == (
         "::error title=breakscan interrupted::Interrupted by SIGINT during the dynamic pass.")
     assert note.message in " ".join(terminal.render(report, catalog).split())
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_a_sigint_sent_to_the_child_directly_is_that_targets_error_and_the_pass_goes_on(tmp_path: Path) -> None:
+    write(tmp_path / "model.py", """\
+        import os
+        import signal
+
+        import torch
+
+
+        def scale(x):
+            print("scaling")
+            return x * 2
+
+
+        def interrupt_myself(x):
+            os.kill(os.getpid(), signal.SIGINT)
+            return x
+
+
+        def breakscan_examples():
+            yield scale, (torch.randn(4),)
+            yield interrupt_myself, (torch.randn(4),)
+    """)
+    write(tmp_path / "other.py", """\
+        import torch
+
+
+        def shift(x):
+            print("shifting")
+            return x + 1
+
+
+        def breakscan_examples():
+            yield shift, (torch.randn(4),)
+    """)
+    report_path = tmp_path / "report.json"
+    proc, out, err = start([".", "--no-cache", "--root", str(tmp_path), "--format", "json", "-o",
+                            str(report_path)], tmp_path)
+    assert proc.wait(timeout=400) == 1  # breakscan itself was not interrupted: exit by findings
+    report = json.loads(report_path.read_text())
+    assert report["interrupted"] is None
+    found = {(f["path"], f["rule_id"], f["line"]) for f in report["findings"]}
+    assert {("model.py", "BRK201", 8), ("other.py", "BRK201", 5)} <= found  # before it, and the next target
+    [error] = [f for f in report["findings"] if f["rule_id"] == "BRK903"]
+    assert "interrupted by a SIGINT sent to it directly" in error["message"]
+    assert error["entry"] == "model.py:interrupt_myself"

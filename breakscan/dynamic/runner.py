@@ -816,6 +816,8 @@ def crash_finding(outcome: ChildOutcome, records: list[dict[str, Any]], root: Pa
     rc = outcome.returncode
     if outcome.timed_out:
         why = f"timed out after {timeout:g} s"
+    elif any(r.get("type") == "interrupted" for r in records):  # breakscan forwarded none (see above)
+        why = "was interrupted by a SIGINT sent to it directly, not through breakscan,"
     elif rc is not None and rc < 0:
         try:
             name = signal.Signals(-rc).name
