@@ -22,6 +22,10 @@ is the one-element case.
 
 Run mode: `run_program` runs a user's program unchanged (`breakscan run`), stdio passed
 through, and reports every compiled region it executed plus its exit code.
+
+Ctrl-C / SIGTERM: the caller's `stop` (breakscan.interrupt) is forwarded to the child's
+process group once, a second signal kills the group; the records written so far are kept and
+the results say `interrupted` (no BRK903 for a stop the user asked for).
 """
 
 from __future__ import annotations
