@@ -1,7 +1,7 @@
 """The `breakscan` command line (typer). `breakscan PATHS` is `breakscan check PATHS`.
 
 Exit codes (DESIGN.md): 0 no finding at or above `--fail-on`, 1 findings, 2 usage error,
-missing path, bad config, or internal error.
+missing path, bad config, or internal error; 130 (143) when Ctrl-C (SIGTERM) interrupted the run.
 """
 
 from __future__ import annotations
@@ -188,6 +188,7 @@ def check(
         report.findings, report.baselined = applied.kept, applied.hidden
     _attach_fixes(report, catalog, fixed, verbose, output_format, quiet)
     _emit(report, catalog, output_format, output, color, quiet)
+    _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
@@ -417,26 +418,46 @@ def run_command(
     report.program_exit = code  # type: ignore[attr-defined]
     if not quiet:
         shown = "killed on timeout" if code is None else f"exited with status {code}"
+        if code is not None and code < 0:
+            shown = f"was killed by {_signal_name(-code)}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
     _attach_fixes(report, catalog, [], verbose, output_format, quiet)
     _emit(report, catalog, output_format, output, color, quiet)
+    _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
 
 
+def _exit_if_interrupted(report, output_format: Format, output: Path | None, quiet: bool) -> None:
+    """After the report of a run Ctrl-C/SIGTERM cut short: say so on stderr (unless the text
+    summary just did) and exit 128 + the signal's number, whatever the findings."""
+    if report.interrupted is None:
+        return
+    if output_format is not Format.text or output is not None or quiet:
+        typer.echo(f"breakscan: {report.interrupted.message}", err=True)
+    raise typer.Exit(report.interrupted.exit_code)
+
+
 def _run_program(script, module, argv, own, config, catalog, scan_root, backend, show_refuted, verbose):
     """Static pass over the program's own files, then the program under the capture; merged."""
     from breakscan.dynamic.runner import run_program
-    from breakscan.scan import DynamicOutcome, build_report, merge_dynamic, static_pass
+    from breakscan.interrupt import catch_interrupts
+    from breakscan.scan import DynamicOutcome, build_report, interruption, merge_dynamic, static_pass
 
     static = static_pass(own, config, catalog, root=scan_root, verbose=verbose)
-    result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
-                               project_root=scan_root, device=config.device, timeout=config.timeout,
-                               backend=backend)
+    with catch_interrupts() as interrupt:
+        result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
+                                   project_root=scan_root, device=config.device, timeout=config.timeout,
+                                   backend=backend, stop=interrupt)
     outcome = DynamicOutcome()
     merge_dynamic(outcome, result)
-    return build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted), code
+    report = build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted)
+    if interrupt:
+        report.interrupted = interruption(
+            interrupt, "while the program ran (the signal was forwarded to it): the findings are those "
+            "of the compiled regions it ran before it ended")
+    return report, code
 
 
 @app.command("rules")
@@ -483,6 +504,15 @@ def rule_command(rule_id: str = typer.Argument(..., help="A rule id such as BRK1
 def version_command() -> None:
     """Print breakscan's version."""
     typer.echo(f"breakscan {__version__}")
+
+
+def _signal_name(signum: int) -> str:
+    import signal
+
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
 
 
 def main() -> None:

@@ -182,6 +182,15 @@ class EntryReport:
     error: str = ""
 
 
+@dataclass(frozen=True)
+class Interruption:
+    """The user stopped the run (Ctrl-C or SIGTERM): the report holds what was collected before it."""
+
+    signal: str  # "SIGINT", "SIGTERM"
+    exit_code: int  # 128 + the signal's number: 130 for SIGINT
+    message: str  # one sentence for the report: when it came and what is missing
+
+
 @dataclass
 class Report:
     """Everything a reporter formats: merged findings plus run facts. Reporters only format."""
@@ -196,6 +205,7 @@ class Report:
     show_refuted: bool = False
     tool_version: str = ""
     fixed: list[Finding] = field(default_factory=list)  # applied by `--fix` before this scan
+    interrupted: Interruption | None = None  # Ctrl-C/SIGTERM cut the dynamic pass short
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""

@@ -15,7 +15,8 @@ from pathlib import Path
 from breakscan import __version__
 from breakscan.catalog import Rule
 from breakscan.config import Config, effective_severity, parse_version, rule_selected
-from breakscan.findings import EntryReport, Finding, Report
+from breakscan.findings import EntryReport, Finding, Interruption, Report
+from breakscan.interrupt import Interrupt, catch_interrupts
 from breakscan.merge import merge
 from breakscan.static.discovery import iter_python_files
 from breakscan.static.engine import scan_files
@@ -98,6 +99,8 @@ class DynamicOutcome:
     traced: dict[str, set[int]] = field(default_factory=dict)
     device: str = ""
     ran: bool = False
+    targets: int = 0
+    cut_short: int = 0  # targets an interrupt stopped before they finished (or began)
 
 
 def default_jobs() -> int:
@@ -107,12 +110,13 @@ def default_jobs() -> int:
 
 
 def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, root: Path,
-                        jobs: int | None = None, progress=None) -> DynamicOutcome:
+                        jobs: int | None = None, progress=None, stop: Interrupt | None = None) -> DynamicOutcome:
     """Run the targets in at most `jobs` child processes, several targets per child.
 
     Each child pays torch's import and Dynamo's set-up once for its share of the targets
     (see breakscan.dynamic.runner.run_dynamic_many); results keep the targets' order.
-    `progress` is called with each finished entry / target record (see the runner).
+    `progress` is called with each finished entry / target record (see the runner);
+    `stop` stops every child when it holds a signal (see breakscan.interrupt).
     """
     from breakscan.dynamic.runner import run_dynamic_many
 
@@ -122,7 +126,7 @@ def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, 
 
     def one(share: list[int]):
         return run_dynamic_many([targets[i] for i in share], project_root=root, device=config.device,
-                                timeout=config.timeout, backend=config.backend, progress=progress)
+                                timeout=config.timeout, backend=config.backend, progress=progress, stop=stop)
 
     results: dict[int, object] = {}
     with ThreadPoolExecutor(max_workers=n) as pool:
@@ -130,6 +134,8 @@ def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, 
             results.update(zip(share, share_results))
     for i in range(len(targets)):
         merge_dynamic(outcome, results[i])
+    outcome.targets = len(targets)
+    outcome.cut_short = sum(bool(getattr(r, "interrupted", False)) for r in results.values())
     return outcome
 
 
@@ -206,6 +212,9 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
     `warn` is called with one-line notes for the user (e.g. dynamic pass skipped);
     `progress(n_targets)` may return a callback for the dynamic pass's progress records;
     `static_progress(n_files)` one called with the number of files finished.
+    A Ctrl-C or SIGTERM during the dynamic pass stops it (breakscan.interrupt) and the report
+    keeps what was collected, with `report.interrupted` set; during the static pass it raises
+    KeyboardInterrupt as usual.
     """
     warn = warn or (lambda msg: print(f"breakscan: {msg}", file=sys.stderr))
     static = static_pass(paths, config, catalog, root=root, verbose=verbose, progress=static_progress)
@@ -215,6 +224,20 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
         if targets and not torch_importable():
             warn("dynamic pass skipped: torch is not installed (pip install 'breakscan[dynamic]')")
         elif targets:
-            outcome = run_dynamic_targets(targets, config, root,
-                                          progress=progress(len(targets)) if progress else None)
+            with catch_interrupts() as interrupt:
+                outcome = run_dynamic_targets(targets, config, root, stop=interrupt,
+                                              progress=progress(len(targets)) if progress else None)
+            report = build_report(static, outcome, config, root=root, show_refuted=show_refuted)
+            if interrupt:
+                done = outcome.targets - outcome.cut_short
+                report.interrupted = interruption(
+                    interrupt, f"during the dynamic pass: {done} of {outcome.targets} target file(s) finished; "
+                    "the findings recorded before it are kept, the rest of the pass did not run")
+            return report
     return build_report(static, outcome, config, root=root, show_refuted=show_refuted)
+
+
+def interruption(interrupt: Interrupt, when: str) -> Interruption:
+    """The report's note for a run that `interrupt` (which holds a signal) cut short `when`."""
+    return Interruption(signal=interrupt.name, exit_code=interrupt.exit_code,
+                        message=f"Interrupted by {interrupt.name} {when}.")

@@ -21,7 +21,14 @@ everything before it. Record `type`s: `start` (torch version, device), `target_s
 message), `fallback` (`compilation_metrics` with a `fail_type`), `compiled` (run mode: one
 frame's graph op count), `recompile`, `recompile_limit`, `error` (user code raised: rule
 BRK902, or exited: BRK903), `entry_end` (calls, graphs, ops per graph, break order, fullgraph
-check, seconds, traced lines), `done` (end of a target; in run mode with `exit_code`).
+check, seconds, traced lines), `done` (end of a target; in run mode with `exit_code`),
+`interrupted` (examples mode: SIGINT stopped the child; it exits 130 right after).
+
+Signals: the parent forwards a user's Ctrl-C as SIGINT. In examples mode the probe stops at
+once (KeyboardInterrupt, and a flag checked at every example, so user code that swallows the
+KeyboardInterrupt does not keep it going). In run mode the program gets KeyboardInterrupt as
+under a terminal; uncaught, it exits 130 (what a shell shows for Python ended by Ctrl-C).
+SIGTERM dumps the stack (faulthandler), then terminates as by default.
 
 Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
 receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
@@ -465,6 +472,7 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
             return
         phase = "examples"
         for item in call_examples(func, device):
+            _stop_if_interrupted()
             fn, args, kwargs = normalise(item)
             if current is None or current.fn is not fn:
                 if current is not None:
@@ -495,6 +503,7 @@ def run_targets(torch: Any, request: dict[str, Any], device: str, collector: Col
     targets = request.get("targets") or [{"index": 0, "target": request["target"], "entry": request.get("entry")}]
     cwd, path = os.getcwd(), list(sys.path)
     for t in targets:
+        _stop_if_interrupted()
         writer.write({"type": "target_start", "index": t["index"], "target": t["target"]})
         sub = {**request, "target": t["target"], "entry": t.get("entry")}
         torch._dynamo.reset()
@@ -566,7 +575,7 @@ def run_program(torch: Any, request: dict[str, Any], collector: Collector, write
         if code:
             error_record(writer, label, "program", exc, "BRK903")
     except BaseException as exc:  # noqa: BLE001 - report, then exit 1 as Python does
-        code = 1
+        code = 130 if isinstance(exc, KeyboardInterrupt) else 1
         traceback.print_exception(type(exc), exc, _program_tb(exc.__traceback__))
         error_record(writer, label, "program", exc, "BRK902")
     finally:
@@ -623,8 +632,22 @@ def main(argv: list[str]) -> int:
     writer = ResultWriter(argv[1])
     fault = open(request["fault_file"], "w") if request.get("fault_file") else sys.__stderr__  # noqa: SIM115
     faulthandler.enable(file=fault)
-    # The parent sends SIGTERM on timeout: dump where the user code hangs before SIGKILL.
-    faulthandler.register(signal.SIGTERM, file=fault, all_threads=True)
+    # The parent sends SIGTERM on timeout: dump where the user code hangs, then end as SIGTERM does.
+    faulthandler.register(signal.SIGTERM, file=fault, all_threads=True, chain=True)
+    if request.get("mode") != "run":
+        signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        _run(request, writer)
+    except KeyboardInterrupt:  # Ctrl-C forwarded by the parent: keep what is written, stop now
+        writer.write({"type": "interrupted"})
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
+    return 0
+
+
+def _run(request: dict[str, Any], writer: ResultWriter) -> None:
+    """Set up torch and the capture, then run the request (both modes); never returns."""
     import torch
 
     device = request.get("device") or "auto"
@@ -642,6 +665,21 @@ def main(argv: list[str]) -> int:
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
+
+
+_INTERRUPTED: list[int] = []  # SIGINTs received in examples mode
+
+
+def _on_sigint(signum: int, frame: Any) -> None:
+    """Examples mode: remember the interrupt, then raise it where the code runs."""
+    _INTERRUPTED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _stop_if_interrupted() -> None:
+    """Raise KeyboardInterrupt again if user code caught the first one and went on."""
+    if _INTERRUPTED:
+        raise KeyboardInterrupt
 
 
 SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)

@@ -22,6 +22,10 @@ is the one-element case.
 
 Run mode: `run_program` runs a user's program unchanged (`breakscan run`), stdio passed
 through, and reports every compiled region it executed plus its exit code.
+
+Ctrl-C / SIGTERM: the caller's `stop` (breakscan.interrupt) is forwarded to the child's
+process group once, a second signal kills the group; the records written so far are kept and
+the results say `interrupted` (no BRK903 for a stop the user asked for).
 """
 
 from __future__ import annotations
@@ -39,7 +43,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from breakscan.dynamic import guards, parse
 from breakscan.dynamic.entries import parse_entry
@@ -53,6 +57,7 @@ RULE_NO_GB_ID = "DYN000"
 RULE_RECOMPILE = "BRK510"
 RULE_RECOMPILE_LIMIT = "BRK904"
 KILL_GRACE_S = 2.0  # seconds between SIGTERM (child dumps its stack) and SIGKILL
+INTERRUPT_GRACE_S = 5.0  # examples mode: seconds from a forwarded Ctrl-C to SIGKILL
 LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 SENTENCE_END_RE = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!etc)\.\s")
@@ -68,6 +73,7 @@ class DynamicResult:
     traced_lines: dict[str, set[int]] = field(default_factory=dict)  # abs path -> traced, unbroken lines
     device: str = ""
     torch_version: str = ""
+    interrupted: bool = False  # Ctrl-C/SIGTERM stopped the pass before this target finished (or began)
 
 
 def torch_available() -> bool:
@@ -77,6 +83,8 @@ def torch_available() -> bool:
 
 Target = tuple[Path, "str | None"]
 ProgressFn = Callable[[dict[str, Any]], None]
+if TYPE_CHECKING:
+    from breakscan.interrupt import Interrupt
 
 
 def run_dynamic(
@@ -88,6 +96,7 @@ def run_dynamic(
     timeout: float = 300.0,
     backend: str = "eager",
     python: str | None = None,
+    stop: Interrupt | None = None,
 ) -> DynamicResult:
     """Run the examples of `target` under Dynamo in a child process and report what it saw.
 
@@ -98,12 +107,13 @@ def run_dynamic(
     `backend` is the `torch.compile` backend; `python` the interpreter (default: this one).
     Never raises for anything user code does: crashes, hangs, exits and exceptions become
     BRK902/BRK903 findings. Raises OSError only if the child cannot be started at all.
+    `stop`: see `run_dynamic_many`.
     """
     if entry is not None and ":" in entry:
         parsed = parse_entry(entry, Path(project_root))
         target, entry = parsed.path, parsed.function
     return run_dynamic_many([(Path(target), entry)], project_root=project_root, device=device,
-                            timeout=timeout, backend=backend, python=python)[0]
+                            timeout=timeout, backend=backend, python=python, stop=stop)[0]
 
 
 def run_dynamic_many(
@@ -115,6 +125,7 @@ def run_dynamic_many(
     backend: str = "eager",
     python: str | None = None,
     progress: ProgressFn | None = None,
+    stop: Interrupt | None = None,
 ) -> list[DynamicResult]:
     """Run several targets in one child; one DynamicResult per target, in order.
 
@@ -122,13 +133,20 @@ def run_dynamic_many(
 
     `timeout` is per target. If the child dies, the target it was in gets the crash finding
     and the remaining targets run in a fresh child. `progress` is called (in this thread)
-    with each `entry_end` and `done` record as the child writes it.
+    with each `entry_end` and `done` record as the child writes it. `stop` (see
+    breakscan.interrupt) is polled: once it holds a signal, the child's group gets it and no
+    further child starts; the target that was running keeps what it recorded, and it and the
+    targets after it come back with `interrupted` set.
     """
     project_root = Path(project_root).resolve()
     resolved = [(Path(t).resolve(), e) for t, e in targets]
     results: list[DynamicResult | None] = [None] * len(resolved)
     pending = list(range(len(resolved)))
     while pending:
+        if stop:  # interrupted: the targets left never run
+            for i in pending:
+                results[i] = DynamicResult(interrupted=True)
+            break
         request = {
             "targets": [{"index": i, "target": str(resolved[i][0]), "entry": resolved[i][1]} for i in pending],
             "device": device, "backend": backend, "project_root": str(project_root),
@@ -136,7 +154,7 @@ def run_dynamic_many(
         workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
         try:
             outcome = _run_child(request, workdir, python or sys.executable, timeout, project_root,
-                                 progress=progress)
+                                 progress=progress, stop=stop)
             records = read_records(workdir / "result.jsonl")
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
@@ -149,7 +167,12 @@ def run_dynamic_many(
             done = any(r.get("type") == "done" for r in recs)
             results[i] = build_result([start, *recs], ok if done else outcome, target=resolved[i][0],
                                       project_root=project_root, timeout=timeout)
+            results[i].interrupted = bool(outcome.interrupted) and not done
         left = [i for i in pending if results[i] is None]
+        if outcome.interrupted:
+            for i in left:
+                results[i] = DynamicResult(interrupted=True)
+            break
         if len(left) == len(pending):  # the child died before its first target: same fate for all
             for i in left:
                 results[i] = build_result([start] if start else [], outcome, target=resolved[i][0],
@@ -186,6 +209,7 @@ def run_program(
     timeout: float = 300.0,
     backend: str | None = None,
     python: str | None = None,
+    stop: Interrupt | None = None,
 ) -> tuple[DynamicResult, int | None]:
     """Run a user's program unchanged (`breakscan run`) with Dynamo's logs captured.
 
@@ -194,6 +218,10 @@ def run_program(
     BRK902 for an uncaught exception, BRK903 for a non-zero `sys.exit`, `os._exit`, a crash or
     a timeout) and its exit code (None when killed on timeout; negative for a signal).
     `backend`, when given, replaces the backend of every `torch.compile` in the program.
+    `stop` (breakscan.interrupt): a signal on it is forwarded to the program's process group
+    and the program finishes as it chooses (its `except KeyboardInterrupt:` runs); a second
+    one kills the group. `result.interrupted` is then set, and the program's KeyboardInterrupt
+    is not a finding.
     """
     project_root = Path(project_root).resolve()
     target = Path(script).resolve() if script else Path(module_path(module or "", cwd) or cwd)
@@ -205,7 +233,8 @@ def run_program(
             "argv": list(argv or []), "label": label, "main_path": str(target), "device": device,
             "backend": backend, "project_root": str(project_root), "fault_file": str(workdir / "fault.txt"),
         }
-        outcome = _run_child(request, workdir, python or sys.executable, timeout, Path(cwd), passthrough=True)
+        outcome = _run_child(request, workdir, python or sys.executable, timeout, Path(cwd), passthrough=True,
+                             stop=stop)
         records = read_records(workdir / "result.jsonl")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -213,6 +242,7 @@ def run_program(
     code = int(done.get("exit_code", 0)) if done else (None if outcome.timed_out else outcome.returncode)
     result = build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
     result.entries = [_program_entry(e, records) for e in result.entries]
+    result.interrupted = bool(outcome.interrupted)
     for f in result.findings:
         if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED):
             f.extra["exit_code"] = code
@@ -273,6 +303,7 @@ class ChildOutcome:
     seconds: float
     stdout_tail: str = ""
     stderr_tail: str = ""
+    interrupted: int = 0  # the signal forwarded to the child on the user's Ctrl-C/SIGTERM (0: none)
 
 
 # The child's `python -c` program: import the probe from the breakscan this process runs
@@ -335,12 +366,15 @@ POLL_S = 0.1
 
 
 def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: float, cwd: Path, *,
-               passthrough: bool = False, progress: ProgressFn | None = None) -> ChildOutcome:
+               passthrough: bool = False, progress: ProgressFn | None = None,
+               stop: Interrupt | None = None) -> ChildOutcome:
     """Start the probe in its own session and watch it; kill its group when a target overruns.
 
     The `timeout` clock restarts at each `target_start` record (the first one's includes the
     child's start). `passthrough`: the child shares this process's stdio (run mode), and
     faulthandler dumps go to the request's `fault_file`; else stdout/stderr are captured.
+    Its own session keeps a terminal's Ctrl-C from reaching the child directly; `stop`'s
+    signals reach it by `_on_interrupt` only, once each.
     """
     req_path, res_path = workdir / "request.json", workdir / "result.jsonl"
     req_path.write_text(json.dumps(request), encoding="utf-8")
@@ -355,6 +389,7 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
         stdio = {} if passthrough else {"stdin": subprocess.DEVNULL, "stdout": out, "stderr": err}
         proc = subprocess.Popen(cmd, cwd=str(cwd), env=_child_env(), start_new_session=True, **stdio)
         timed_out = False
+        acted, kill_at = 0, None  # signals of `stop` acted on; when a forwarded one turns into SIGKILL
         try:
             while True:
                 try:
@@ -366,6 +401,11 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
                     if rec.get("type") == "target_start":
                         deadline = time.monotonic() + timeout
                     _notify(progress, rec)
+                if stop is not None and stop.count > acted:
+                    acted, kill_at = _on_interrupt(proc, stop, acted, kill_at, passthrough)
+                if kill_at is not None and time.monotonic() > kill_at:
+                    _signal_group(proc, signal.SIGKILL)
+                    kill_at = None
                 if time.monotonic() > deadline:
                     timed_out = True
                     _kill_group(proc)
@@ -373,6 +413,8 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
         except BaseException:  # KeyboardInterrupt: never leave the child behind
             _kill_group(proc)
             raise
+        if acted:  # what is left of the group (the program's own children) goes with it
+            _signal_group(proc, signal.SIGKILL)
     for rec in tail.new():
         _notify(progress, rec)
     return ChildOutcome(
@@ -381,7 +423,34 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
         seconds=time.monotonic() - t0,
         stdout_tail=_tail(out_path),
         stderr_tail=_tail(err_path),
+        interrupted=stop.signum if acted and stop is not None else 0,
     )
+
+
+def _on_interrupt(proc: subprocess.Popen[bytes], stop: Interrupt, acted: int, kill_at: float | None,
+                  passthrough: bool) -> tuple[int, float | None]:
+    """Act on `stop`'s new signals: forward the first to the child's group, SIGKILL on the second.
+
+    Examples mode (the probe stops at once on KeyboardInterrupt) turns the forwarded signal
+    into SIGKILL after INTERRUPT_GRACE_S; run mode waits for the program to finish as it
+    chooses (as `python prog.py` does under a terminal), bounded by the timeout. Returns the
+    new (signals acted on, SIGKILL time).
+    """
+    if acted == 0:
+        _signal_group(proc, stop.signum)
+        kill_at = None if passthrough else time.monotonic() + INTERRUPT_GRACE_S
+    if stop.count >= 2:
+        _signal_group(proc, signal.SIGKILL)
+        kill_at = None
+    return stop.count, kill_at
+
+
+def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
+    """Send `sig` to the child's process group (gone already: nothing to do)."""
+    try:
+        os.killpg(proc.pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def _notify(progress: ProgressFn | None, rec: dict[str, Any]) -> None:
@@ -775,8 +844,11 @@ def error_finding(rec: dict[str, Any], root: Path, target: Path, entries: dict[s
 
 def crash_finding(outcome: ChildOutcome, records: list[dict[str, Any]], root: Path, target: Path,
                   timeout: float) -> Finding | None:
-    """BRK903 when the child did not finish: timeout, signal, non-zero exit, or missing result."""
-    if any(r.get("type") == "done" for r in records):
+    """BRK903 when the child did not finish: timeout, signal, non-zero exit, or missing result.
+
+    None when it finished, or when the user's Ctrl-C/SIGTERM stopped it (the report says so).
+    """
+    if outcome.interrupted or any(r.get("type") == "done" for r in records):
         return None
     started = [r for r in records if r.get("type") == "entry_start"]
     ended = {r.get("entry") for r in records if r.get("type") == "entry_end"}
@@ -784,6 +856,8 @@ def crash_finding(outcome: ChildOutcome, records: list[dict[str, Any]], root: Pa
     rc = outcome.returncode
     if outcome.timed_out:
         why = f"timed out after {timeout:g} s"
+    elif any(r.get("type") == "interrupted" for r in records):  # breakscan forwarded none (see above)
+        why = "was interrupted by a SIGINT sent to it directly, not through breakscan,"
     elif rc is not None and rc < 0:
         try:
             name = signal.Signals(-rc).name
@@ -921,13 +995,18 @@ def build_result(records: list[dict[str, Any]], outcome: ChildOutcome, *, target
     findings = break_findings(records, project_root)
     findings += recompile_findings(records, entries)
     findings += limit_findings(records)
-    findings += [error_finding(r, project_root, target, entries) for r in records if r.get("type") == "error"]
+    findings += [error_finding(r, project_root, target, entries) for r in records if r.get("type") == "error"
+                 and not (outcome.interrupted and r.get("exc_type") == "KeyboardInterrupt")]
     crash = crash_finding(outcome, records, project_root, target, timeout)
     if crash is not None:
         findings.append(crash)
+    entries_seen = entry_reports(records, findings, project_root)
+    if outcome.interrupted:
+        for rep in entries_seen:
+            rep.error = "interrupted" if rep.error == "did not finish" else rep.error
     return DynamicResult(
         findings=findings,
-        entries=entry_reports(records, findings, project_root),
+        entries=entries_seen,
         traced_lines=traced_lines(records),
         device=start.get("device", ""),
         torch_version=start.get("torch_version", ""),

@@ -21,7 +21,10 @@ _COMMAND = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.NOTE:
 def render(report: Report, rules: dict[str, Rule]) -> str:
     """One workflow command per line (newline-terminated), in file order."""
     findings = sorted(report.visible(), key=lambda f: (*f.sort_key(), f.status.value, f.message))
-    return "".join(annotation(f, report, rules) + "\n" for f in findings)
+    text = "".join(annotation(f, report, rules) + "\n" for f in findings)
+    if report.interrupted is not None:  # a run cut short: one annotation without a file
+        text += f"::error title=breakscan interrupted::{escape_data(report.interrupted.message)}\n"
+    return text
 
 
 def annotation(f: Finding, report: Report, rules: dict[str, Rule]) -> str:

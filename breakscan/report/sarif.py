@@ -37,7 +37,7 @@ from sarif_om import (
 from breakscan import __version__
 from breakscan import fingerprint
 from breakscan.catalog import Rule
-from breakscan.findings import Finding, Frame, Kind, Report, Status
+from breakscan.findings import Finding, Frame, Interruption, Kind, Report, Status
 from breakscan.report.sarif_json import Properties, to_json
 from breakscan.report.sarif_rules import descriptor
 from breakscan.report.source import SourceCache
@@ -85,7 +85,7 @@ def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_
         automation_details=RunAutomationDetails(id=AUTOMATION_ID),
         column_kind="utf16CodeUnits",
         original_uri_base_ids={SRCROOT: ArtifactLocation(uri=root_uri(report.root))},
-        invocations=[_invocation(findings, len(findings) - len(kept), report.root, sources)],
+        invocations=[_invocation(findings, len(findings) - len(kept), report.root, sources, report.interrupted)],
         results=results,
         properties=_run_properties(report),
     )
@@ -266,10 +266,13 @@ def _code_flow(f: Finding, root: Path, sources: SourceCache) -> CodeFlow:
     return CodeFlow(thread_flows=[flow], message=Message(text=text))
 
 
-def _invocation(findings: list[Finding], omitted: int, root: Path, sources: SourceCache) -> Invocation:
-    """§3.20: `executionSuccessful` is false when any finding is one of breakscan's own errors.
+def _invocation(findings: list[Finding], omitted: int, root: Path, sources: SourceCache,
+                interrupted: Interruption | None = None) -> Invocation:
+    """§3.20: `executionSuccessful` is false when any finding is one of breakscan's own errors,
+    or when Ctrl-C/SIGTERM cut the run short (then also `exitCode`, 130 for SIGINT, §3.20.12).
 
-    Each `error`-kind finding is also one of its `toolExecutionNotifications` (§3.58 notification).
+    Each `error`-kind finding is also one of its `toolExecutionNotifications` (§3.58 notification),
+    and so is the interruption.
     """
     errors = [f for f in findings if f.kind is Kind.ERROR]
     notes = [
@@ -290,6 +293,10 @@ def _invocation(findings: list[Finding], omitted: int, root: Path, sources: Sour
                 ),
             )
         )
+    if interrupted is not None:
+        notes.append(Notification(level="error", message=Message(text=interrupted.message)))
+        return Invocation(execution_successful=False, tool_execution_notifications=notes,
+                          exit_code=interrupted.exit_code, exit_code_description=interrupted.message)
     return Invocation(execution_successful=not errors, tool_execution_notifications=notes or None)
 
 

@@ -229,6 +229,8 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
         code = report.program_exit
         head.append(" The program " + ("was killed on timeout." if code is None else f"exited with status {code}."),
                     style="bold red" if code else "dim")
+    if report.interrupted is not None:
+        head.append(" " + clean(report.interrupted.message), style="bold red")
     parts: list[RenderableType] = [head, status_table(report)]
     if visible:
         parts.append(rule_table(report, rules))

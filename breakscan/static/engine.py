@@ -14,13 +14,15 @@ import hashlib
 import io
 import multiprocessing
 import os
+import signal
 import stat
 import sys
 import threading
 import tokenize
 import traceback
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -353,8 +355,19 @@ _STATE: dict = {}  # phase B inputs, inherited by forked workers (or sent once t
 
 
 def _init_worker(state: dict) -> None:
+    _ignore_sigint()
     gc.set_threshold(*POOL_GC_THRESHOLDS)
     _STATE.update(state)
+
+
+def _ignore_sigint() -> None:
+    """Workers leave Ctrl-C to the parent (which ends them): no KeyboardInterrupt tracebacks from each.
+
+    A forked worker starts with SIGINT blocked (`_map`), so one sent before this ran is dropped here.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def _check_one(path: Path) -> tuple[Path, list[Finding]]:
@@ -368,7 +381,7 @@ def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
     if context.get_start_method() == "fork":
         _STATE.clear()
         _STATE.update(state)
-        return ProcessPoolExecutor(jobs, mp_context=context)
+        return ProcessPoolExecutor(jobs, mp_context=context, initializer=_ignore_sigint)
     return ProcessPoolExecutor(jobs, mp_context=context, initializer=_init_worker, initargs=(state,))
 
 
@@ -396,17 +409,49 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
     thresholds = gc.get_threshold()
     gc.freeze()  # forked workers inherit the parent's objects: no collection of theirs walks them
     gc.set_threshold(*POOL_GC_THRESHOLDS)
+    pool = _pool(jobs, state or {})
     try:
-        with _pool(jobs, state or {}) as pool:
-            out = []
-            for result in pool.map(fn, items, chunksize=chunk):
-                out.append(result)
-                if progress:
-                    progress(1)
-            return out
+        with _sigint_blocked():  # workers fork inside map(): none may take a Ctrl-C before it ignores it
+            results = pool.map(fn, items, chunksize=chunk)
+        out = []
+        for result in results:
+            out.append(result)
+            if progress:
+                progress(1)
+        pool.shutdown()
+        return out
+    except BaseException:  # Ctrl-C (or a worker's error): stop now, not after the queued files
+        _stop_pool(pool)
+        raise
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+
+
+@contextmanager
+def _sigint_blocked() -> Iterator[None]:
+    """SIGINT held back in this thread (and in processes forked meanwhile); delivered after."""
+    if not hasattr(signal, "pthread_sigmask"):  # pragma: no cover (Windows)
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def _stop_pool(pool: ProcessPoolExecutor) -> None:
+    """Drop the pool's queued work and end its workers at once (they ignore SIGINT)."""
+    for proc in list((getattr(pool, "_processes", None) or {}).values()):  # no public handle before 3.14
+        if proc.is_alive():
+            proc.kill()
+    # The pool sees its workers gone and its manager thread ends; joining it here keeps the
+    # thread from racing the interpreter's exit hook (an "Exception ignored" on stderr).
+    try:
+        pool.shutdown(wait=True, cancel_futures=True)
+    except RuntimeError:  # interrupted while the pool was starting its manager thread
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
