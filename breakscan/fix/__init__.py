@@ -21,7 +21,7 @@ from pathlib import Path
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Rewrite, Status, relative_path
 from breakscan.fix import source
-from breakscan.fix.rewrites import REWRITES
+from breakscan.fix.rewrites import NEEDS_FINDINGS, REWRITES
 
 __all__ = ["FileFix", "attach_rewrites", "plan_fixes", "unified_diff", "write_fix", "is_fixable"]
 
@@ -47,7 +47,9 @@ def attach_rewrites(findings: list[Finding], rules: dict[str, Rule]) -> list[Fin
             f = findings[i]
             autofix = rules[f.rule_id].autofix
             try:
-                edits = REWRITES[autofix.rewrite](src, f) if autofix.rewrite in REWRITES else None
+                fn = REWRITES.get(autofix.rewrite)
+                context = (findings,) if autofix.rewrite in NEEDS_FINDINGS else ()
+                edits = fn(src, f, *context) if fn is not None else None
             except Exception:  # breakscan's own bug on an odd node: no fix rather than no report
                 edits = None
             if edits:
