@@ -36,7 +36,7 @@ from helpers import scale
 
 
 class Gate(nn.Module):
-    def forward(self, x):
+    def forward(self, x):  # noqa: BRK510
         y = scale(x)
         if y.sum() > 0:  # breakscan: ignore
             y = y + 1
@@ -55,14 +55,16 @@ class Gate(nn.Module):
         n = int(x.sum())  # noqa: BRK104
         if x.amin() > 0:
             y = y - 1
-        return y * n
+        return y * n  # breakscan: ignore[BRK510]
 """
 
 EXAMPLES = """\
 
 
 def breakscan_examples():
-    yield Gate(), (torch.ones(2, 4),)
+    gate = Gate()
+    yield gate, (torch.ones(2, 4),)
+    yield gate, (torch.ones(3, 4),)  # another batch size: a recompile, guarded on the def line
 """
 
 SCRIPT = """\
@@ -72,6 +74,7 @@ from model import Gate
 
 compiled = torch.compile(Gate())
 print("output", compiled(torch.ones(2, 4)).sum().item())
+print("output", compiled(torch.ones(3, 4)).sum().item())
 """
 
 
@@ -126,6 +129,7 @@ def test_suppressions_cover_observed_and_confirmed_breaks_in_check(tmp_path: Pat
     confirmed = {(rule, line) for rule, line, status in bare if status == "confirmed"}
     assert {("BRK101", line_of(f"if x.{m}() > 0:")) for m in ("sum", "mean", "amax", "amin")} <= confirmed
     assert ("BRK104", line_of("n = int(x.sum())")) in confirmed
+    assert {line for rule, line, _ in bare if rule == "BRK510"} == {line_of("def forward"), line_of("return y * n")}
 
 
 @pytest.mark.dynamic
