@@ -226,7 +226,8 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
     if config.dynamic:
         targets = dynamic_targets(static.files, config)
         if targets and not torch_importable():
-            warn("dynamic pass skipped: torch is not installed (pip install 'breakscan[dynamic]')")
+            warn("dynamic pass skipped: torch is not installed in this environment (install torch, e.g. "
+                 "torch==2.13.0, next to breakscan; --no-dynamic silences this)")
         elif targets:
             outcome = run_dynamic_targets(targets, config, root,
                                           progress=progress(len(targets)) if progress else None)
