@@ -245,7 +245,7 @@ def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "F
     from breakscan.fix import attach_rewrites
 
     try:
-        report.findings = attach_rewrites(report.findings, catalog)
+        report.findings = attach_rewrites(report.findings, catalog, [*report.findings, *report.suppressed])
     except Exception:  # fixes are an extra: the report stands without them
         if verbose:
             raise

@@ -202,12 +202,13 @@ def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *,
     a comment covers (breakscan.static.suppress.apply_suppressions).
     """
     findings = merge([*static.findings, *static.suppressed], outcome.findings, outcome.traced)
-    findings = apply_suppressions(findings, static.gb_ids)
+    findings, suppressed = apply_suppressions(findings, static.gb_ids)
     findings = [f.replace(severity=effective_severity(f.rule_id, f.severity, config))
                 for f in findings if f.rule_id.startswith("BRK9") or rule_selected(f.rule_id, config)]
     return Report(root=root, findings=findings, files_scanned=static.files_scanned,
                   entries=outcome.entries, torch_version=static.torch_version, dynamic_ran=outcome.ran,
-                  device=outcome.device, show_refuted=show_refuted, tool_version=__version__)
+                  device=outcome.device, show_refuted=show_refuted, tool_version=__version__,
+                  suppressed=suppressed)
 
 
 def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,

@@ -336,6 +336,9 @@ NOT_REORDERED = {
     "another print in compiled code (a submodule's forward may be inlined)":
         "class Block(torch.nn.Module):\n    def forward(self, x):\n        print('block', x)\n        return x\n\n\n"
         "@torch.compile\ndef f(x):\n    print('in', x)\n    return Block()(x)\n",
+    "a suppressed print in a helper (hidden from the report, still dropped if made reorderable)":
+        "def log(v):\n    print('value', v)  # noqa: BRK201\n\n\n@torch.compile\ndef f(x):\n    print('in', x)\n"
+        "    log(x)\n    return x + 1\n",
     "print in a nested function":
         "@torch.compile\ndef f(x):\n    def g(v):\n        print('v', v)\n        return v\n    return g(x)\n",
     "print in a module's forward (inlined when the module is a submodule)":

@@ -84,8 +84,10 @@ def read_lines(path: str | Path) -> list[str]:
     return source_lines(text.removeprefix("\ufeff"))
 
 
-def apply_suppressions(findings: Iterable[Finding], gb_ids: Mapping[str, tuple[str, ...]]) -> list[Finding]:
-    """`findings` without those a suppression comment covers, of either pass.
+def apply_suppressions(findings: Iterable[Finding], gb_ids: Mapping[str, tuple[str, ...]]
+                       ) -> tuple[list[Finding], list[Finding]]:
+    """`findings` split into (kept, suppressed): those a suppression comment covers, of either
+    pass, are suppressed.
 
     A finding is covered when the comment on its first or last line is a bare ignore, or names
     (or prefixes) its rule id, one of its graph-break ids, or a rule whose `gb_ids` (`gb_ids`,
@@ -95,16 +97,17 @@ def apply_suppressions(findings: Iterable[Finding], gb_ids: Mapping[str, tuple[s
     Errors of breakscan itself (`BRK9xx`) are never suppressed. Each file is read once.
     """
     cache: dict[str, list[str]] = {}
-    out = []
+    kept: list[Finding] = []
+    dropped: list[Finding] = []
     for f in findings:
         if f.rule_id.startswith(UNSUPPRESSIBLE):
-            out.append(f)
+            kept.append(f)
             continue
         if f.extra.get(SUPPRESSED):
+            dropped.append(f)
             continue
         lines = cache.get(f.path)
         if lines is None:
             lines = cache[f.path] = read_lines(f.path)
-        if not _covered((f.rule_id, *f.gb_ids), lines, f.line, f.end_line, gb_ids):
-            out.append(f)
-    return out
+        (dropped if _covered((f.rule_id, *f.gb_ids), lines, f.line, f.end_line, gb_ids) else kept).append(f)
+    return kept, dropped
