@@ -339,6 +339,9 @@ NOT_REORDERED = {
     "a suppressed print in a helper (hidden from the report, still dropped if made reorderable)":
         "def log(v):\n    print('value', v)  # noqa: BRK201\n\n\n@torch.compile\ndef f(x):\n    print('in', x)\n"
         "    log(x)\n    return x + 1\n",
+    "a compiled function that another compiled function calls (Dynamo inlines it there)":
+        "@torch.compile\ndef f(x):\n    print('in', x)\n    return x + 1\n\n\n"
+        "@torch.compile\ndef g(x):\n    return f(x) * 2\n",
     "print in a nested function":
         "@torch.compile\ndef f(x):\n    def g(v):\n        print('v', v)\n        return v\n    return g(x)\n",
     "print in a module's forward (inlined when the module is a submodule)":

@@ -134,8 +134,7 @@ PRINT_BREAK_IDS = ("BRK201", "GB0059")  # a print Dynamo breaks on: static rule,
 
 def reorderable_print_added(text: str, torch: str) -> bool:
     """Whether the module's text adds `print` to Dynamo's reorderable logging functions."""
-    return REORDERABLE_PRINT.search(text) is not None and any(
-        m.group("alias") == torch for m in REORDERABLE_PRINT.finditer(text))
+    return any(m.group("alias") == torch for m in REORDERABLE_PRINT.finditer(text))
 
 
 def compile_decorated(fn: cst.FunctionDef, torch: str) -> bool:
@@ -173,7 +172,22 @@ def _other_prints(fn_path: str, first: int, last: int, findings) -> bool:
                and not (f.path == fn_path and first <= f.line <= last) for f in findings)
 
 
+def _called_from_compiled_code(src: SourceFile, fn: cst.FunctionDef, torch: str) -> bool:
+    """Whether another `@torch.compile` function or a `forward` of this module calls `fn` by
+    its name (`fn(...)`, `self.fn(...)`)."""
+    name = fn.name.value
+    for other in iter_nodes(src.module, cst.FunctionDef):
+        if other is fn or not (compile_decorated(other, torch) or other.name.value == "forward"):
+            continue
+        for call in iter_nodes(other.body, cst.Call):
+            callee = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+            if isinstance(callee, cst.Name) and callee.value == name:
+                return True
+    return False
+
+
 def _print_calls(fn: cst.FunctionDef) -> list[cst.Call]:
+    """The calls of the builtin `print` in `fn`, nested functions included."""
     return [n for n in iter_nodes(fn.body, cst.Call)
             if isinstance(n.func, cst.Name) and n.func.value == "print"]
 
@@ -191,14 +205,16 @@ def reorder_print(src: SourceFile, finding: Finding, findings=()) -> list[Edit] 
     - the print is directly in a `@torch.compile` function (Dynamo's own frame): a print in a
       function Dynamo inlines (a helper, a submodule's `forward`, a nested def) is recorded on
       the inlined frame and never made (2.13 drops it silently); and the scan finds no print
-      in compiled code outside that function (it could be such an inlined print);
+      in compiled code outside that function (it could be such an inlined print), suppressed
+      ones included; and no `@torch.compile` function or `forward` of this module calls it
+      (Dynamo would inline it there too; calls from other files are not detected);
     - no print in that function has keyword arguments (only positional ones are replayed:
       `sep=`, `end=` are lost);
     - nothing in the function changes a value in place (a reordered print shows a tensor as
       it is at the end of the graph).
     """
     line = _call_statement(src, finding)
-    if line is None or src.ancestor(line, cst.Lambda) is not None:
+    if line is None:
         return None
     call = line.body[0].value
     if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"
@@ -212,7 +228,8 @@ def reorder_print(src: SourceFile, finding: Finding, findings=()) -> list[Edit] 
     if any(a.keyword is not None or a.star for c in _print_calls(fn) for a in c.args):
         return None
     span = src.span(fn)
-    if _other_prints(finding.path, span.start.line, span.end.line, findings):
+    if _other_prints(finding.path, span.start.line, span.end.line, findings) \
+            or _called_from_compiled_code(src, fn, torch):
         return None
     return [_after_imports(src, f"{torch}._dynamo.config.reorderable_logging_functions.add(print)")]
 
