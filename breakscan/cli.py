@@ -7,6 +7,7 @@ missing path, bad config, or internal error; 130 (143) when Ctrl-C (SIGTERM) int
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -81,13 +82,29 @@ def git_root(start: Path) -> Path | None:
     return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same directory and a rename."""
+    """Write `text` to `path` via a temporary file in the same directory and a rename.
+
+    The file gets the mode `open()` would give it: an existing file's own mode, else
+    0o666 minus the umask (mkstemp creates the temporary file 0o600).
+    """
     path = path.absolute()
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -229,7 +246,7 @@ def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "F
     from breakscan.fix import attach_rewrites
 
     try:
-        report.findings = attach_rewrites(report.findings, catalog)
+        report.findings = attach_rewrites(report.findings, catalog, [*report.findings, *report.suppressed])
     except Exception:  # fixes are an extra: the report stands without them
         if verbose:
             raise

@@ -21,15 +21,19 @@ from pathlib import Path
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Rewrite, Status, relative_path
 from breakscan.fix import source
-from breakscan.fix.rewrites import REWRITES
+from breakscan.fix.rewrites import NEEDS_FINDINGS, REWRITES
 
 __all__ = ["FileFix", "attach_rewrites", "plan_fixes", "unified_diff", "write_fix", "is_fixable"]
 
 
-def attach_rewrites(findings: list[Finding], rules: dict[str, Rule]) -> list[Finding]:
+def attach_rewrites(findings: list[Finding], rules: dict[str, Rule],
+                    context: list[Finding] | None = None) -> list[Finding]:
     """`findings` with `rewrite` set where the rule is fixable and the code has a shape its
     rewrite knows. Only files holding such findings are parsed. Never raises: a rewrite that
-    fails on a node leaves that finding without a fix."""
+    fails on a node leaves that finding without a fix. Rewrites that weigh the whole report
+    (rewrites.NEEDS_FINDINGS) see `context` (default: `findings`), which should also hold the
+    findings a suppression comment or a baseline hides."""
+    context = findings if context is None else context
     wanted: dict[str, list[int]] = defaultdict(list)
     for i, f in enumerate(findings):
         rule = rules.get(f.rule_id)
@@ -47,7 +51,9 @@ def attach_rewrites(findings: list[Finding], rules: dict[str, Rule]) -> list[Fin
             f = findings[i]
             autofix = rules[f.rule_id].autofix
             try:
-                edits = REWRITES[autofix.rewrite](src, f) if autofix.rewrite in REWRITES else None
+                fn = REWRITES.get(autofix.rewrite)
+                extra = (context,) if autofix.rewrite in NEEDS_FINDINGS else ()
+                edits = fn(src, f, *extra) if fn is not None else None
             except Exception:  # breakscan's own bug on an odd node: no fix rather than no report
                 edits = None
             if edits:

@@ -37,7 +37,7 @@ from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.positions import Locator
 from breakscan.static.regions import Region, RegionFinder
-from breakscan.static.suppress import is_suppressed
+from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 from breakscan.static.syntax import indexed_functions
 
 # Named checks the static pass implements: RegionVisitor's, per function, and the cross-file ones.
@@ -59,6 +59,9 @@ class StaticResult:
     files: list[Path] = field(default_factory=list)
     regions: int = 0  # functions found inside compile regions
     cache_hits: int = 0  # files whose checks came from the cache
+    # Findings a suppression comment covers: not in `findings`, kept for merge to pair with
+    # Dynamo's breaks on their lines (breakscan.static.suppress.apply_suppressions drops both).
+    suppressed: list[Finding] = field(default_factory=list)
 
 
 @dataclass
@@ -291,14 +294,16 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         return errors
     spans = Locator(item.module, item.source).spans(
         [(h.node, h.function, _extent(h.region)) for h in visitor.hits])
-    lines = item.source.splitlines()
+    lines = source_lines(item.source)
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     for hit, span in zip(visitor.hits, spans):
         key = (hit.rule.id, span.line)  # one finding per rule and line: a line breaks once
-        if key in seen or is_suppressed(hit.rule.id, lines, span.line, span.end_line):
+        if key in seen:
             continue
         seen.add(key)
+        # Kept, marked: merge pairs it with Dynamo's break on that line, then both are dropped.
+        suppressed = is_suppressed(hit.rule.id, lines, span.line, span.end_line, hit.rule.gb_ids)
         code = item.module.code_for_node(hit.node).strip()
         short = code if len(code) <= 60 and "\n" not in code else code.splitlines()[0][:57] + "..."
         findings.append(Finding(
@@ -306,7 +311,7 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
             column=span.column, end_line=span.end_line, end_column=span.end_column,
             message=hit.rule.message.replace("{code}", short), severity=hit.rule.severity,
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
-            chain=hit.region.chain, code=short,
+            chain=hit.region.chain, code=short, extra={SUPPRESSED: True} if suppressed else {},
         ))
     return errors + findings
 
@@ -461,7 +466,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
 
     `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
     `progress(n)` is called as files finish (phase B). Returns findings with status
-    `predicted`; unparsable files give BRK901 error findings and never stop the scan; an
+    `predicted` (those a suppression comment covers apart, in `suppressed`); unparsable files give BRK901 error findings and never stop the scan; an
     internal error while checking one file gives a BRK900 finding for that file.
     """
     result = StaticResult(files=list(files))
@@ -500,10 +505,14 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
                 cache.put_findings(str(path), keys[str(path)], findings)
     if cache:
         cache.save()
+    result.suppressed = [f for f in result.findings if f.extra.get(SUPPRESSED)]
+    result.findings = [f for f in result.findings if not f.extra.get(SUPPRESSED)]
     skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
     if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
-        result.findings.extend(frames.SkippedFrames(finder, result.findings).findings(skip_rules))
+        for f in frames.SkippedFrames(finder, result.findings).findings(skip_rules):
+            (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)
+    result.suppressed.sort(key=Finding.sort_key)
     return result
 
 
