@@ -116,11 +116,16 @@ class Collector(logging.Handler):
         elif name.endswith("__recompiles") or name.endswith("__recompiles_verbose"):
             ev = parse.parse_recompile(record.getMessage())
             if ev:
+                ev["stack_args"] = resume_stack_args(ev["function"])
                 self._write("recompile", ev)
-        elif record.levelno >= logging.WARNING:
-            ev = parse.parse_recompile_limit(record.getMessage())
-            if ev:
-                self._write("recompile_limit", ev)
+        elif record.levelno >= logging.INFO:
+            text = record.getMessage()
+            escaped = parse.parse_wont_convert(text)
+            limit = None if escaped or record.levelno < logging.WARNING else parse.parse_recompile_limit(text)
+            if escaped:
+                self._write("break", escaped)
+            elif limit:
+                self._write("recompile_limit", limit)
 
     def _on_trace(self, meta: dict[str, Any]) -> None:
         cm = meta.get("compilation_metrics")
@@ -135,6 +140,27 @@ class Collector(logging.Handler):
                 "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
             )
             self._write("fallback", data)
+
+
+def resume_stack_args(co_name: str) -> int | None:
+    """How many `___stackN` arguments the resume function `co_name` takes, or None.
+
+    Read off the code object that Dynamo's recompile logger (`get_and_maybe_log_recompilation_
+    reasons`, torch 2.13) holds in its local `code`, a few frames up from this handler; the
+    highest `___stackN` is the top of the stack: the result of the call that broke the graph.
+    """
+    if not parse.is_resume(co_name):
+        return None
+    frame = sys._getframe(1)
+    for _ in range(16):
+        if frame is None:
+            return None
+        code = frame.f_locals.get("code") if frame.f_code.co_name.endswith("recompilation_reasons") else None
+        if getattr(code, "co_name", None) == co_name:
+            names = code.co_varnames[: code.co_argcount]  # type: ignore[union-attr]
+            return sum(1 for n in names if n.startswith("___stack"))
+        frame = frame.f_back
+    return None
 
 
 _JUMPS = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "NOP", "JUMP_BACKWARD_NO_INTERRUPT")
@@ -570,6 +596,8 @@ def install_logging(torch: Any, collector: Collector) -> None:
         for h in list(lg.handlers):
             lg.removeHandler(h)
     logging.getLogger("torch._dynamo").addHandler(collector)
+    # `WON'T CONVERT` (an exception escaped a frame compile: the frame runs eagerly) is INFO.
+    logging.getLogger("torch._dynamo.convert_frame").setLevel(logging.INFO)
     trace = logging.getLogger("torch.__trace")
     trace.addHandler(collector)
     trace.setLevel(logging.DEBUG)

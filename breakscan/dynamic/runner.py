@@ -26,14 +26,17 @@ through, and reports every compiled region it executed plus its exit code.
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
+import linecache
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -426,8 +429,8 @@ def in_project(path: str, root: Path) -> bool:
     The root itself may be an installed package (scanning `site-packages/transformers`): only the
     part of `path` below `root` is checked for `site-packages` (a `.venv` inside the project).
     """
-    if not path or path.startswith(BREAKSCAN_DIR):
-        return False
+    if parse.is_pseudo_path(path) or path.startswith(BREAKSCAN_DIR):
+        return False  # `<string>` would resolve against the working directory
     try:
         rel = Path(path).resolve().relative_to(Path(root).resolve())
     except (ValueError, OSError):
@@ -436,27 +439,62 @@ def in_project(path: str, root: Path) -> bool:
     return not any(m in below for m in LIBRARY_MARKERS)
 
 
+def _stdlib_dirs() -> tuple[str, ...]:
+    """This interpreter's standard-library directories (the child runs the same interpreter)."""
+    paths = sysconfig.get_paths()
+    return tuple({os.path.join(paths[k], "") for k in ("stdlib", "platstdlib") if paths.get(k)})
+
+
+STDLIB_DIRS = _stdlib_dirs()
+STDLIB_RE = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)", re.IGNORECASE)
+TORCH_RE = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]")
+
+
+def is_torch_or_stdlib(path: str) -> bool:
+    """True for files of torch itself or of Python's standard library (`inspect.py`, `runpy`).
+
+    The standard library is this interpreter's (`sysconfig`), or any `lib/python3.X/` outside
+    site-packages (a child run with another interpreter).
+    """
+    if TORCH_RE.search(path):
+        return True
+    if any(m in path for m in LIBRARY_MARKERS):
+        return False
+    return path.startswith(STDLIB_DIRS) or STDLIB_RE.search(path) is not None
+
+
+def is_machinery(path: str) -> bool:
+    """A frame no user wrote: breakscan, torch, the standard library, or code without a file."""
+    return path.startswith(BREAKSCAN_DIR) or parse.is_pseudo_path(path) or is_torch_or_stdlib(path)
+
+
 def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[dict[str, Any]]:
     """Drop the frames above the compiled function (runpy, the probe, torch's call machinery).
 
-    Leading library frames go too, unless they lie in the project `root` (a scanned package).
+    Leading frames of breakscan, torch, the standard library or without a file go; a library's
+    frames stay (its code may be the compiled function), and so does every frame inward.
     """
     start = 0
     for i, fr in enumerate(frames):
         if fr["path"].startswith(BREAKSCAN_DIR) or fr["path"].startswith("<frozen"):
             start = i + 1
     rest = frames[start:]
-    while (rest and len(rest) > 1 and is_library(rest[0]["path"])
+    while (rest and len(rest) > 1 and is_machinery(rest[0]["path"])
            and not (root is not None and in_project(rest[0]["path"], root))):
         rest = rest[1:]
     return rest
 
 
 def primary_frame(frames: list[dict[str, Any]], root: Path) -> dict[str, Any] | None:
-    """The innermost frame inside the project, else the innermost frame."""
-    for fr in reversed(frames):
-        if in_project(fr["path"], root):
-            return fr
+    """Where to place a finding: the innermost frame inside the project; when none is, the
+    innermost frame of a library (neither torch nor the standard library: the library line that
+    called into torch's utilities); else the innermost frame with a source file; else the innermost.
+    """
+    for choose in (lambda p: in_project(p, root), lambda p: not is_machinery(p),
+                   lambda p: not parse.is_pseudo_path(p) and not p.startswith(BREAKSCAN_DIR)):
+        found = next((fr for fr in reversed(frames) if choose(fr["path"])), None)
+        if found is not None:
+            return found
     return frames[-1] if frames else None
 
 
@@ -563,6 +601,8 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     skip = _error_lines(records)
     chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
     for r in records:
+        if r.get("type") == "break" and r.get("escaped") and r.get("gb_id") == "GB0039":
+            continue  # the recompile limit: BRK904 (`limit_findings`)
         if r.get("type") == "break":
             ev = r
         elif r.get("type") == "fallback" and not _is_limit_fallback(r):
@@ -583,12 +623,22 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     return [break_finding(ev, ev["entry"], root, bool(ev.get("fallback"))) for ev in chosen.values()]
 
 
-def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str]) -> tuple[str, int]:
-    """The guarded source line when Dynamo names one, else the compiled function's `def` line."""
-    if failure.get("source_path") and failure.get("source_line"):
+def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str],
+                        root: Path | None = None) -> tuple[str, int]:
+    """The guarded source line when Dynamo names one, else the compiled function's `def` line.
+
+    With a user stack, the frame `primary_frame` picks (never `<string>`, a dataclass's
+    generated `__init__`, nor torch's polyfills).
+    """
+    stack = failure.get("stack") or []
+    if stack and root is not None:
+        prim = primary_frame(user_stack(stack, root), root)
+        if prim is not None and not parse.is_pseudo_path(prim["path"]):
+            return prim["path"], int(prim["line"])
+    if failure.get("source_path") and failure.get("source_line") and not parse.is_pseudo_path(failure["source_path"]):
         return failure["source_path"], int(failure["source_line"])
     tail = failure.get("source_path_tail")
-    if tail and failure.get("source_line"):
+    if tail and failure.get("source_line") and not parse.is_pseudo_path(tail):
         resolved = parse.resolve_tail(tail, [rec["path"], *known])
         if resolved:
             return resolved, int(failure["source_line"])
@@ -607,7 +657,85 @@ def guard_subject(guard: str) -> str:
     return re.sub(r"0x[0-9a-f]+|\b\d{6,}\b", "…", g)
 
 
-def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> list[Finding]:
+@dataclass
+class BreakValue:
+    """What a resume function's `___stackN` holds: the values Dynamo carried over a graph break."""
+
+    values: dict[int, str] = field(default_factory=dict)  # N -> source text (`random.random()`)
+    note: str = ""  # a sentence for the message
+    gb_id: str = ""  # the graph break's id (`GB0036`), for the guard class
+
+
+def _span_text(frame: dict[str, Any]) -> str:
+    """The call a traceback frame's carets mark (the call in progress), or ''.
+
+    Dynamo's carets may run a character long (`random.random())`): the call is the one
+    starting at the first caret, as parsed by `ast`; the raw span when the line does not parse.
+    """
+    col, end = frame.get("column"), frame.get("end_column")
+    src = linecache.getline(frame["path"], int(frame["line"] or 0))
+    if not (col and end and src.strip()):
+        return ""
+    text = src.strip()
+    start = int(col) - 1 - (len(src) - len(src.lstrip()))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return src[int(col) - 1 : int(end) - 1].strip()
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.col_offset == start and n.lineno == 1]
+    if not calls:
+        return src[int(col) - 1 : int(end) - 1].strip()
+    best = min(calls, key=lambda n: abs((n.end_col_offset or 0) - (int(end) - 1 - (len(src) - len(src.lstrip())))))
+    return ast.get_source_segment(text, best) or ""
+
+
+def _break_through(records: list[dict[str, Any]], entry: str, path: str, line: int,
+                   func: str) -> tuple[dict[str, Any], int] | None:
+    """The first break of `entry` whose stack passes `func` at path:line, and that frame's index."""
+    for r in records:
+        if r.get("type") != "break" or r.get("entry", "") != entry:
+            continue
+        for i, fr in enumerate(r.get("stack") or []):
+            if fr["path"] == path and int(fr["line"]) == line and fr.get("function") == func:
+                return r, i
+    return None
+
+
+def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path | None) -> BreakValue:
+    """What the `___stackN` of a recompiled resume function hold (see `guards`).
+
+    A resume function `torch_dynamo_resume_in_<fn>_at_<L>` continues `fn` after the call at
+    line L broke the graph; its last `___stackN` argument (`rec["stack_args"]`, read by the
+    child off the code object; assumed when unknown) is that call's result. The call's text
+    comes from the carets of the break's frame for `fn` at line L.
+    """
+    m = parse.RESUME_RE.match(rec.get("function", ""))
+    if not m:
+        return BreakValue()
+    line, func = int(m.group("line")), parse.original_function(m.group("fn"))
+    found = _break_through(records, rec.get("entry", ""), rec.get("path", ""), line, func)
+    if found is None:
+        return BreakValue(note=f"the value comes from the graph break at line {line}")
+    brk, i = found
+    call = _span_text(brk["stack"][i])
+    top = rec.get("stack_args")
+    result = int(top) - 1 if top else None
+    if not call:
+        return BreakValue(note=f"the value comes from the graph break at line {line}", gb_id=brk.get("gb_id", ""))
+    values = {result: call} if result is not None else {}
+    note = f"`{call}` is the result of the call at line {line} that broke the graph: Dynamo ran it eagerly " \
+           f"and compiled the rest of `{func}` for the value it returned"
+    inner = primary_frame([fr for fr in brk["stack"][i + 1:] if not is_machinery(fr["path"])], root or Path("/"))
+    if inner is not None and _span_text(inner):
+        where = relative_label(Path(inner["path"]), root) if root else Path(inner["path"]).name
+        note += f" (the graph broke inside it, at `{_span_text(inner)}`, {where}:{inner['line']})"
+    if result is None:
+        values = {-1: call}  # stack depth unknown: take the guarded value for the call's result
+    return BreakValue(values=values, note=note, gb_id=brk.get("gb_id", ""))
+
+
+def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]],
+                       root: Path | None = None) -> list[Finding]:
     """One finding per guarded subject (file, line, guard without values) per entry.
 
     Repeats (the same guard failing with new values on later calls) are counted in
@@ -630,11 +758,11 @@ def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[st
             if (parse.is_resume(r["function"]) and not failure.get("source_line")
                     and (entry, r.get("call"), r["root_function"]) in roots_in_call):
                 continue
-            path, line = _recompile_location(r, failure, known)
+            path, line = _recompile_location(r, failure, known, root)
             key = (entry, path, line, guard_subject(failure["guard"]))
             prev = found.get(key)
             if prev is None:
-                found[key] = _recompile_finding(r, failure, entry, path, line)
+                found[key] = _recompile_finding(r, failure, entry, path, line, records, root)
             elif r.get("call") not in prev.extra["calls"]:
                 prev.extra["calls"].append(r.get("call"))
                 prev.extra["count"] += 1
@@ -647,28 +775,42 @@ def _with_count(f: Finding) -> Finding:
     return f if n == 1 else f.replace(message=f"{f.message} (and {n - 1} more recompile(s) on this guard)")
 
 
-def _function_name(rec: dict[str, Any], failure: dict[str, Any]) -> str:
-    """The user's function: the guard's innermost user frame, else Dynamo's (resume-mapped) name."""
-    stack = user_stack(failure.get("stack") or [])
-    return stack[-1]["function"] if stack else rec.get("root_function") or rec.get("function", "")
+def _function_name(rec: dict[str, Any], failure: dict[str, Any], root: Path | None = None) -> str:
+    """The user's function: the guard's placed user frame, else Dynamo's (resume-mapped) name."""
+    stack = user_stack(failure.get("stack") or [], root)
+    prim = primary_frame(stack, root or Path("/")) if stack else None
+    if prim is not None and not parse.is_pseudo_path(prim["path"]):
+        return parse.original_function(prim["function"])
+    return rec.get("root_function") or parse.original_function(rec.get("function", ""))
 
 
-def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int) -> Finding:
-    cls = guards.classify(failure["guard"], failure.get("hint", ""))
+def _guard_words(rec: dict[str, Any], failure: dict[str, Any], records: list[dict[str, Any]],
+                 root: Path | None) -> tuple[str, str, str]:
+    """(class, the guard in words, a note on where its value came from) for a guard failure."""
+    guard = failure.get("guard", "")
+    value = break_value(rec, records, root) if guards.stack_slots(guard) else BreakValue()
+    cls = guards.classify(guard, failure.get("hint", ""), value.gb_id)
+    return cls, guards.describe(guard, value.values), value.note
+
+
+def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int,
+                       records: list[dict[str, Any]], root: Path | None) -> Finding:
+    cls, words, note = _guard_words(rec, failure, records, root)
     hints = tuple(h for h in (failure.get("hint", ""),) if h)
     return Finding(
         rule_id=RULE_RECOMPILE,
         kind=Kind.RECOMPILE,
         path=path,
         line=line,
-        message=(f"Recompiled `{_function_name(rec, failure)}`" + (f" (call {rec['call']})" if rec.get("call") else "")
-                 + f": guard failed: {failure['guard']}"),
+        message=(f"Recompiled `{_function_name(rec, failure, root)}`"
+                 + (f" (call {rec['call']})" if rec.get("call") else "")
+                 + f": guard failed: {words}" + (f"; {note}" if note else "")),
         severity=Severity.WARNING,
         status=Status.OBSERVED,
         fix=guards.FIXES.get(cls, ""),
         explanation=guards.EXPLANATIONS.get(cls, ""),
         hints=hints,
-        stack=to_frames(user_stack(failure.get("stack") or [])),
+        stack=to_frames(user_stack(failure.get("stack") or [], root)),
         entry=entry,
         extra={"guard_class": cls, "guard": failure["guard"], "compile_id": failure.get("compile_id", ""),
                "function": rec["function"], "calls": [rec.get("call")], "count": 1, "raw": rec.get("raw", ""),
@@ -676,28 +818,30 @@ def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str,
     )
 
 
-def limit_findings(records: list[dict[str, Any]]) -> list[Finding]:
+def limit_findings(records: list[dict[str, Any]], root: Path | None = None) -> list[Finding]:
     """Recompile-limit hits (`torch._dynamo hit config.recompile_limit`): the function runs eagerly."""
     out = []
     for r in records:
         if r.get("type") != "recompile_limit":
             continue
         last = (r.get("failures") or [{}])[0]
-        path = last.get("source_path") or r.get("path", "")
-        line = int(last.get("source_line") or 0) or parse.def_line(r.get("path", ""), int(r.get("line") or 0))
+        rec = {**r, "root_function": parse.original_function(r.get("function", ""))}
+        path, line = _recompile_location(rec, last, [], root) if last else (r.get("path", ""), 0)
+        line = line or parse.def_line(r.get("path", ""), int(r.get("line") or 0))
         guard = last.get("guard", "")
-        cls = guards.classify(guard, last.get("hint", "")) if guard else "other"
+        cls, words, note = _guard_words(rec, last, records, root) if guard else ("other", "", "")
         out.append(
             Finding(
                 rule_id=RULE_RECOMPILE_LIMIT,
                 kind=Kind.ERROR,
                 path=path,
                 line=line,
-                message=(f"`{_function_name(r, last)}` hit the recompile limit ({r.get('limit')}) and now runs "
-                         f"eagerly; last guard failure: {guard}"),
+                message=(f"`{_function_name(rec, last, root)}` hit the recompile limit ({r.get('limit')}) and now runs "
+                         f"eagerly; last guard failure: {words}" + (f"; {note}" if note else "")),
                 severity=Severity.ERROR,
                 status=Status.OBSERVED,
                 fix=guards.FIXES.get(cls, ""),
+                explanation=guards.EXPLANATIONS.get(cls, ""),
                 entry=r.get("entry", ""),
                 extra={"guard_class": cls, "guard": guard, "raw": r.get("raw", ""), "source": "dynamo"},
             )
@@ -883,8 +1027,8 @@ def build_result(records: list[dict[str, Any]], outcome: ChildOutcome, *, target
     start = next((r for r in records if r.get("type") == "start"), {})
     entries = {r["entry"]: r for r in records if r.get("type") == "entry_start"}
     findings = break_findings(records, project_root)
-    findings += recompile_findings(records, entries)
-    findings += limit_findings(records)
+    findings += recompile_findings(records, entries, project_root)
+    findings += limit_findings(records, project_root)
     findings += [error_finding(r, project_root, target, entries) for r in records if r.get("type") == "error"]
     crash = crash_finding(outcome, records, project_root, target, timeout)
     if crash is not None:
