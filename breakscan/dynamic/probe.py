@@ -44,6 +44,7 @@ import os
 import runpy
 import signal
 import sys
+import sysconfig
 import time
 import traceback
 from pathlib import Path
@@ -121,6 +122,10 @@ class Collector(logging.Handler):
         elif record.levelno >= logging.INFO:
             text = record.getMessage()
             escaped = parse.parse_wont_convert(text)
+            if escaped and all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
+                # A torch or standard-library frame (an `inspect` generator expression) that ran
+                # eagerly because its caller did: nothing the user compiled falls back.
+                escaped = None
             limit = None if escaped or record.levelno < logging.WARNING else parse.parse_recompile_limit(text)
             if escaped:
                 self._write("break", escaped)
@@ -636,6 +641,7 @@ def main(argv: list[str]) -> int:
 
 
 SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)
+STDLIB_DIRS = tuple({os.path.join(p, "") for k, p in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib")})
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -643,6 +643,9 @@ def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: lis
         if resolved:
             return resolved, int(failure["source_line"])
     path, line = rec["path"], int(rec["line"])
+    m = parse.RESUME_RE.match(rec["function"])
+    if m and guards.stack_slots(failure.get("guard", "")):
+        return path, int(m.group("line"))  # a value made by the call that broke the graph there
     if parse.is_resume(rec["function"]):
         found = parse.find_def_before(path, line, rec["root_function"])
         return path, found or line
@@ -666,8 +669,10 @@ class BreakValue:
     gb_id: str = ""  # the graph break's id (`GB0036`), for the guard class
 
 
-def _span_text(frame: dict[str, Any]) -> str:
+def _span_text(frame: dict[str, Any], about: str = "") -> str:
     """The call a traceback frame's carets mark (the call in progress), or ''.
+
+    `about` is the break's explanation: it may name the call that broke.
 
     Dynamo's carets may run a character long (`random.random())`): the call is the one
     starting at the first caret, as parsed by `ast`; the raw span when the line does not parse.
@@ -685,8 +690,17 @@ def _span_text(frame: dict[str, Any]) -> str:
     calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.col_offset == start and n.lineno == 1]
     if not calls:
         return src[int(col) - 1 : int(end) - 1].strip()
-    best = min(calls, key=lambda n: abs((n.end_col_offset or 0) - (int(end) - 1 - (len(src) - len(src.lstrip())))))
-    return ast.get_source_segment(text, best) or ""
+    # Calls sharing a start (`torch.nonzero(x).size(0)`): Python runs the innermost first, so it
+    # broke, unless the break message names an outer one (`Random.random`, `aten.nonzero`).
+    calls.sort(key=lambda n: n.end_col_offset or 0)
+    named = [n for n in calls if _callee_name(n) and re.search(rf"\b{re.escape(_callee_name(n))}\b", about)]
+    return ast.get_source_segment(text, (named or calls)[0]) or ""
+
+
+def _callee_name(call: ast.Call) -> str:
+    """The called name: `nonzero` for `torch.nonzero(x)`, `f` for `f(x)`, '' otherwise."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _break_through(records: list[dict[str, Any]], entry: str, path: str, line: int,
@@ -717,7 +731,8 @@ def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path |
     if found is None:
         return BreakValue(note=f"the value comes from the graph break at line {line}")
     brk, i = found
-    call = _span_text(brk["stack"][i])
+    about = f"{brk.get('explanation', '')} {brk.get('gb_type', '')}"
+    call = _span_text(brk["stack"][i], about)
     top = rec.get("stack_args")
     result = int(top) - 1 if top else None
     if not call:
@@ -726,9 +741,9 @@ def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path |
     note = f"`{call}` is the result of the call at line {line} that broke the graph: Dynamo ran it eagerly " \
            f"and compiled the rest of `{func}` for the value it returned"
     inner = primary_frame([fr for fr in brk["stack"][i + 1:] if not is_machinery(fr["path"])], root or Path("/"))
-    if inner is not None and _span_text(inner):
+    if inner is not None and _span_text(inner, about):
         where = relative_label(Path(inner["path"]), root) if root else Path(inner["path"]).name
-        note += f" (the graph broke inside it, at `{_span_text(inner)}`, {where}:{inner['line']})"
+        note += f" (the graph broke inside it, at `{_span_text(inner, about)}`, {where}:{inner['line']})"
     if result is None:
         values = {-1: call}  # stack depth unknown: take the guarded value for the call's result
     return BreakValue(values=values, note=note, gb_id=brk.get("gb_id", ""))
@@ -955,14 +970,32 @@ def largest_split(order: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next(ev["break"] for ev in order[pos:] if "break" in ev)
 
 
-def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
-    """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
-    path, line = brk.get("path") or "", int(brk.get("line") or 0)
+def _placed(path: str, line: int, mine: list[Finding]) -> tuple[str, int]:
+    """Where the break Dynamo locates at path:line was placed (a finding whose stack holds it), or itself."""
     for f in mine:
         if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
                 (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack)):
-            path, line = f.path, f.line
-            break
+            return f.path, f.line
+    return path, line
+
+
+FULLGRAPH_AT_RE = re.compile(r" at (?P<path>.+):(?P<line>\d+)$")
+
+
+def _placed_fullgraph(text: str, mine: list[Finding], root: Path | None) -> str:
+    """The fullgraph error with its ` at FILE:LINE` (Dynamo's innermost frame: maybe `<string>` or
+    torch) moved to where the same break's finding was placed, relative to `root`."""
+    m = FULLGRAPH_AT_RE.search(text or "")
+    if not m:
+        return text
+    path, line = _placed(m.group("path"), int(m.group("line")), mine)
+    where = relative_label(Path(path), root) if root and in_project(path, root) else path
+    return f"{text[: m.start()]} at {where}:{line}"
+
+
+def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
+    """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
+    path, line = _placed(brk.get("path") or "", int(brk.get("line") or 0), mine)
     where = relative_label(Path(path), root) if root and path else Path(path).name
     gb_id = brk.get("gb_id") or ""
     return f"{where}:{line} {brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
@@ -992,6 +1025,7 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
             rep.largest_split_by = _describe_split(split, mine, root)
         if hasattr(rep, "extra_order"):
             del rep.extra_order
+        rep.fullgraph_error = _placed_fullgraph(rep.fullgraph_error, mine, root)
         rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
         rep.recompiles = len({(r.get("call")) for r in records
                               if r.get("type") == "recompile" and r.get("entry") == rep.name})
