@@ -204,5 +204,9 @@ def test_a_scanned_installed_package_is_the_project_and_keeps_its_frames(tmp_pat
     venv_file = project / ".venv" / "lib" / "site-packages" / "lib.py"
     assert not in_project(str(venv_file), project)
     assert in_project(str(project / "model.py"), project)
-    # Without the package as root, the break stays at its innermost frame (DESIGN.md).
-    assert primary_frame(user_stack(frames, tmp_path / "elsewhere"), tmp_path / "elsewhere")["line"] == 587
+    # Without the package as root no frame is in the project: the break goes to the innermost
+    # frame that is neither torch nor the standard library (pkg's line that called torch), and
+    # the library's frames stay in the stack (issue 13, item 10).
+    elsewhere = user_stack(frames, tmp_path / "elsewhere")
+    assert [f["line"] for f in elsewhere] == [361, 317, 587]
+    assert primary_frame(elsewhere, tmp_path / "elsewhere")["line"] == 317
