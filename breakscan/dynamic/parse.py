@@ -160,7 +160,8 @@ def parse_wont_convert(text: str) -> dict[str, Any] | None:
     m = WONT_CONVERT_RE.match(lines[0].strip()) if lines else None
     if not m:
         return None
-    exc_at = next((i for i, ln in enumerate(lines) if EXC_LINE_RE.match(ln)), None)
+    # The last exception line is the one raised (a chained traceback lists its causes first).
+    exc_at = next((i for i in range(len(lines) - 1, 0, -1) if EXC_LINE_RE.match(lines[i])), None)
     if exc_at is None:
         return None
     exc = EXC_LINE_RE.match(lines[exc_at])

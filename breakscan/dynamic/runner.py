@@ -599,10 +599,14 @@ def _error_lines(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
 def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     """Unique graph-break / fallback findings per entry, keyed on (file, line, graph-break type)."""
     skip = _error_lines(records)
+    # A frame that fell back through a break Dynamo logged is also logged as `WON'T CONVERT`.
+    logged = {(r.get("entry", ""), r.get("gb_type", "")) for r in records if r.get("type") == "break" and not r.get("escaped")}
+    logged |= {(r.get("entry", ""), _fallback_event(r)["gb_type"]) for r in records if r.get("type") == "fallback"}
     chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
     for r in records:
-        if r.get("type") == "break" and r.get("escaped") and r.get("gb_id") == "GB0039":
-            continue  # the recompile limit: BRK904 (`limit_findings`)
+        if r.get("type") == "break" and r.get("escaped") and (
+                r.get("gb_id") == "GB0039" or (r.get("entry", ""), r.get("gb_type", "")) in logged):
+            continue  # the recompile limit (BRK904, `limit_findings`), or reported from its own log
         if r.get("type") == "break":
             ev = r
         elif r.get("type") == "fallback" and not _is_limit_fallback(r):
