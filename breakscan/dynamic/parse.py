@@ -160,8 +160,10 @@ def parse_wont_convert(text: str) -> dict[str, Any] | None:
     m = WONT_CONVERT_RE.match(lines[0].strip()) if lines else None
     if not m:
         return None
-    # The last exception line is the one raised (a chained traceback lists its causes first).
-    exc_at = next((i for i in range(len(lines) - 1, 0, -1) if EXC_LINE_RE.match(lines[i])), None)
+    # The raised exception is the last one before its `/gb/` link or user frames (a chained
+    # traceback lists its causes first).
+    end = next((i for i, ln in enumerate(lines) if "/gb/gb" in ln or ln.strip() == "from user code:"), len(lines))
+    exc_at = next((i for i in range(end - 1, 0, -1) if EXC_LINE_RE.match(lines[i])), None)
     if exc_at is None:
         return None
     exc = EXC_LINE_RE.match(lines[exc_at])
