@@ -23,8 +23,10 @@ check, seconds, traced lines), `done` (end of a target; in run mode with `exit_c
 
 Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
 receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
-(enabled with `torch._logging.set_logs`) and the recompile-limit WARNING of
-`torch._dynamo.convert_frame`; and a handler on the structured trace logger `torch.__trace`
+(enabled with `torch._logging.set_logs`), the recompile-limit WARNING of
+`torch._dynamo.convert_frame` and its `WON'T CONVERT` INFO (an exception escaped a frame's
+compile; written as a `break` record with `fallback` and `escaped`; a `recompile` record
+carries `stack_args`, see `resume_stack_args`); and a handler on the structured trace logger `torch.__trace`
 for `compilation_metrics` (frames that fell back to eager entirely).
 
 Graphs and ops per graph come from the oracle itself: its backend is wrapped to record each

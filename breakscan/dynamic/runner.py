@@ -6,6 +6,8 @@ reach breakscan; they become BRK902 (user code raised) / BRK903 (dynamic pass cr
 out, killed, or exited) error findings, keeping the findings of entries finished before.
 
 Finding conventions (observed by Dynamo, status OBSERVED):
+- placement (`primary_frame`): the innermost stack frame inside the project, else the innermost
+  one that is neither torch nor the standard library, never code without a file (`<string>`).
 - graph break / frame fallback: `rule_id` = Dynamo's graph-break id (`GB0124`), `DYN000` when
   the message has none; de-duplicated per entry on (file, line, graph-break type).
 - recompile: `rule_id` `BRK510`, one finding per guard failure, de-duplicated on
