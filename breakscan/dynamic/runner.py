@@ -630,14 +630,14 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
 
 
 def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str],
-                        root: Path | None = None) -> tuple[str, int]:
+                        root: Path) -> tuple[str, int]:
     """The guarded source line when Dynamo names one, else the compiled function's `def` line.
 
     With a user stack, the frame `primary_frame` picks (never `<string>`, a dataclass's
     generated `__init__`, nor torch's polyfills).
     """
     stack = failure.get("stack") or []
-    if stack and root is not None:
+    if stack:
         prim = primary_frame(user_stack(stack, root), root)
         if prim is not None and not parse.is_pseudo_path(prim["path"]):
             return prim["path"], int(prim["line"])
@@ -721,7 +721,7 @@ def _break_through(records: list[dict[str, Any]], entry: str, path: str, line: i
     return None
 
 
-def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path | None) -> BreakValue:
+def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path) -> BreakValue:
     """What the `___stackN` of a recompiled resume function hold (see `guards`).
 
     A resume function `torch_dynamo_resume_in_<fn>_at_<L>` continues `fn` after the call at
@@ -739,24 +739,22 @@ def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path |
     brk, i = found
     about = f"{brk.get('explanation', '')} {brk.get('gb_type', '')}"
     call = _span_text(brk["stack"][i], about)
-    top = rec.get("stack_args")
-    result = int(top) - 1 if top else None
     if not call:
         return BreakValue(note=f"the value comes from the graph break at line {line}", gb_id=brk.get("gb_id", ""))
-    values = {result: call} if result is not None else {}
+    top = rec.get("stack_args")
+    # The call's result is the last `___stackN`; with the depth unknown (-1), any guarded one.
+    values = {int(top) - 1 if top else -1: call}
     note = f"`{call}` is the result of the call at line {line} that broke the graph: Dynamo ran it eagerly " \
            f"and compiled the rest of `{func}` for the value it returned"
-    inner = primary_frame([fr for fr in brk["stack"][i + 1:] if not is_machinery(fr["path"])], root or Path("/"))
+    inner = primary_frame([fr for fr in brk["stack"][i + 1:] if not is_machinery(fr["path"])], root)
     if inner is not None and _span_text(inner, about):
-        where = relative_label(Path(inner["path"]), root) if root else Path(inner["path"]).name
+        where = relative_label(Path(inner["path"]), root)
         note += f" (the graph broke inside it, at `{_span_text(inner, about)}`, {where}:{inner['line']})"
-    if result is None:
-        values = {-1: call}  # stack depth unknown: take the guarded value for the call's result
     return BreakValue(values=values, note=note, gb_id=brk.get("gb_id", ""))
 
 
 def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]],
-                       root: Path | None = None) -> list[Finding]:
+                       root: Path) -> list[Finding]:
     """One finding per guarded subject (file, line, guard without values) per entry.
 
     Repeats (the same guard failing with new values on later calls) are counted in
@@ -796,17 +794,16 @@ def _with_count(f: Finding) -> Finding:
     return f if n == 1 else f.replace(message=f"{f.message} (and {n - 1} more recompile(s) on this guard)")
 
 
-def _function_name(rec: dict[str, Any], failure: dict[str, Any], root: Path | None = None) -> str:
+def _function_name(rec: dict[str, Any], failure: dict[str, Any], root: Path) -> str:
     """The user's function: the guard's placed user frame, else Dynamo's (resume-mapped) name."""
-    stack = user_stack(failure.get("stack") or [], root)
-    prim = primary_frame(stack, root or Path("/")) if stack else None
+    prim = primary_frame(user_stack(failure.get("stack") or [], root), root)
     if prim is not None and not parse.is_pseudo_path(prim["path"]):
         return parse.original_function(prim["function"])
     return rec.get("root_function") or parse.original_function(rec.get("function", ""))
 
 
 def _guard_words(rec: dict[str, Any], failure: dict[str, Any], records: list[dict[str, Any]],
-                 root: Path | None) -> tuple[str, str, str]:
+                 root: Path) -> tuple[str, str, str]:
     """(class, the guard in words, a note on where its value came from) for a guard failure."""
     guard = failure.get("guard", "")
     value = break_value(rec, records, root) if guards.stack_slots(guard) else BreakValue()
@@ -815,7 +812,7 @@ def _guard_words(rec: dict[str, Any], failure: dict[str, Any], records: list[dic
 
 
 def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int,
-                       records: list[dict[str, Any]], root: Path | None) -> Finding:
+                       records: list[dict[str, Any]], root: Path) -> Finding:
     cls, words, note = _guard_words(rec, failure, records, root)
     hints = tuple(h for h in (failure.get("hint", ""),) if h)
     return Finding(
@@ -839,7 +836,7 @@ def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str,
     )
 
 
-def limit_findings(records: list[dict[str, Any]], root: Path | None = None) -> list[Finding]:
+def limit_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     """Recompile-limit hits (`torch._dynamo hit config.recompile_limit`): the function runs eagerly."""
     out = []
     for r in records:
@@ -988,15 +985,14 @@ def _placed(path: str, line: int, mine: list[Finding]) -> tuple[str, int]:
 FULLGRAPH_AT_RE = re.compile(r" at (?P<path>.+):(?P<line>\d+)$")
 
 
-def _placed_fullgraph(text: str, mine: list[Finding], root: Path | None) -> str:
+def _placed_fullgraph(text: str, mine: list[Finding]) -> str:
     """The fullgraph error with its ` at FILE:LINE` (Dynamo's innermost frame: maybe `<string>` or
-    torch) moved to where the same break's finding was placed, relative to `root`."""
+    torch) moved to where the same break's finding was placed."""
     m = FULLGRAPH_AT_RE.search(text or "")
     if not m:
         return text
     path, line = _placed(m.group("path"), int(m.group("line")), mine)
-    where = relative_label(Path(path), root) if root and in_project(path, root) else path
-    return f"{text[: m.start()]} at {where}:{line}"
+    return f"{text[: m.start()]} at {path}:{line}"
 
 
 def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
@@ -1031,7 +1027,7 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
             rep.largest_split_by = _describe_split(split, mine, root)
         if hasattr(rep, "extra_order"):
             del rep.extra_order
-        rep.fullgraph_error = _placed_fullgraph(rep.fullgraph_error, mine, root)
+        rep.fullgraph_error = _placed_fullgraph(rep.fullgraph_error, mine)
         rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
         rep.recompiles = len({(r.get("call")) for r in records
                               if r.get("type") == "recompile" and r.get("entry") == rep.name})
