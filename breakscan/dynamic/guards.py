@@ -161,9 +161,9 @@ def describe(guard: str, stack_values: dict[int, str] | None = None) -> str:
     """The guard as a user reads it: no Dynamo-internal names.
 
     `stack_values` maps a `___stackN` number to what it holds (`random.random()`; key -1: any
-    number); an unknown one reads `<value at the graph break>`. `___check_obj_id(e, id)` reads `e is the same object`,
-    `___check_type_id(e, id)` `type(e) is unchanged`, `___dict_contains(k, d)` `k in d`; any other
-    `___name` loses its underscores.
+    number); an unknown one reads `<value at the graph break>`. `___check_obj_id(e, id)` reads
+    `e is the same object`, `___check_type_id(e, id)` `type(e) is unchanged`,
+    `___dict_contains(k, d)` `k in d`; any other `___name` loses its underscores.
     """
     g = _strip_comment(guard)
     values = stack_values or {}

@@ -10,9 +10,10 @@ use it on captured text. Formats measured on torch 2.13 (see shared/DYNAMO-NOTES
   `- N/M: <guard>  # <code>  # <path tail>:<line> in <fn>` lines and `- User stack trace:` frames;
 - recompile limit (WARNING on `torch._dynamo.convert_frame`): `hit config.recompile_limit (8)`;
 - traced line (artifact `trace_source`): `TRACE starts_line FILE:LINE in fn (orig)`;
-- an exception escaping a frame compile (INFO, WARNING for hard errors, on `torch._dynamo.convert_frame`):
-  `WON'T CONVERT fn FILE line N` / `due to:` / Dynamo's traceback / `torch._dynamo.exc.Unsupported: <type>`
-  with `Explanation:` / `Hint:` lines and the `/gb/` link / optional `from user code:` frames. Breaks
+- an exception escaping a frame compile (INFO on `torch._dynamo.convert_frame`; WARNING for
+  hard errors): `WON'T CONVERT fn FILE line N` / `due to:` / Dynamo's traceback /
+  `torch._dynamo.exc.Unsupported: <type>` with `Explanation:` / `Hint:` lines and the `/gb/` link /
+  optional `from user code:` frames. Breaks
   raised outside the tracer (a generator compiled directly: GB0003; the recompile limit: GB0039) are
   logged only so; the frame runs eagerly.
 """
@@ -35,8 +36,8 @@ LIMIT_RE = re.compile(r"hit config\.(?P<which>\w*recompile_limit) \((?P<limit>\d
 LIMIT_FN_RE = re.compile(r"function: '(?P<func>[^']+)' \((?P<path>.+):(?P<line>\d+)\)")
 TRACE_RE = re.compile(r"TRACE starts_line (?P<path>.+):(?P<line>\d+) in ")
 WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<path>.+) line (?P<line>\d+)\s*$")
-EXC_LINE_RE = re.compile(r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Exit|Interrupt)\w*): ?(?P<msg>.*)$")
-STACK_NAME_RE = re.compile(r"___stack(?P<n>\d+)")
+EXC_LINE_RE = re.compile(
+    r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Exit|Interrupt)\w*): ?(?P<msg>.*)$")
 FALLBACK_MARK = "Skipping the function and falling back to eager"
 DUPLICATE_MARK = "user stack suppressed due to duplicate graph break"
 
@@ -167,9 +168,8 @@ def parse_wont_convert(text: str) -> dict[str, Any] | None:
     if exc_at is None:
         return None
     exc = EXC_LINE_RE.match(lines[exc_at])
-    assert exc is not None
-    unsupported = exc.group("exc").endswith("Unsupported")
-    gb_type = exc.group("msg").strip() if unsupported else f"{exc.group('exc').rsplit('.', 1)[-1]}: {exc.group('msg')}"
+    name, msg = (exc.group("exc"), exc.group("msg").strip()) if exc else ("", "")
+    gb_type = msg if name.endswith("Unsupported") else f"{name.rsplit('.', 1)[-1]}: {msg}"
     user_at = next((i for i, ln in enumerate(lines) if ln.strip() == "from user code:"), len(lines))
     explanation, hints = _sections(lines[exc_at + 1 : user_at])
     stack = parse_frames(lines[user_at + 1 :])

@@ -26,7 +26,8 @@ receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trac
 (enabled with `torch._logging.set_logs`), the recompile-limit WARNING of
 `torch._dynamo.convert_frame` and its `WON'T CONVERT` INFO (an exception escaped a frame's
 compile; written as a `break` record with `fallback` and `escaped`; a `recompile` record
-carries `stack_args`, see `resume_stack_args`); and a handler on the structured trace logger `torch.__trace`
+carries `stack_args`, see `resume_stack_args`); and a handler on the structured trace logger
+`torch.__trace`
 for `compilation_metrics` (frames that fell back to eager entirely).
 
 Graphs and ops per graph come from the oracle itself: its backend is wrapped to record each
@@ -124,15 +125,15 @@ class Collector(logging.Handler):
         elif record.levelno >= logging.INFO:
             text = record.getMessage()
             escaped = parse.parse_wont_convert(text)
-            if escaped and all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
+            if escaped:
                 # A torch or standard-library frame (an `inspect` generator expression) that ran
                 # eagerly because its caller did: nothing the user compiled falls back.
-                escaped = None
-            limit = None if escaped or record.levelno < logging.WARNING else parse.parse_recompile_limit(text)
-            if escaped:
-                self._write("break", escaped)
-            elif limit:
-                self._write("recompile_limit", limit)
+                if not all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
+                    self._write("break", escaped)
+            elif record.levelno >= logging.WARNING:
+                limit = parse.parse_recompile_limit(text)
+                if limit:
+                    self._write("recompile_limit", limit)
 
     def _on_trace(self, meta: dict[str, Any]) -> None:
         cm = meta.get("compilation_metrics")
@@ -643,7 +644,8 @@ def main(argv: list[str]) -> int:
 
 
 SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)
-STDLIB_DIRS = tuple({os.path.join(p, "") for k, p in sysconfig.get_paths().items() if k in ("stdlib", "platstdlib")})
+STDLIB_DIRS = tuple({os.path.join(p, "") for k, p in sysconfig.get_paths().items()
+                     if k in ("stdlib", "platstdlib")})
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

@@ -602,7 +602,8 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     """Unique graph-break / fallback findings per entry, keyed on (file, line, graph-break type)."""
     skip = _error_lines(records)
     # A frame that fell back through a break Dynamo logged is also logged as `WON'T CONVERT`.
-    logged = {(r.get("entry", ""), r.get("gb_type", "")) for r in records if r.get("type") == "break" and not r.get("escaped")}
+    logged = {(r.get("entry", ""), r.get("gb_type", "")) for r in records
+              if r.get("type") == "break" and not r.get("escaped")}
     logged |= {(r.get("entry", ""), _fallback_event(r)["gb_type"]) for r in records if r.get("type") == "fallback"}
     chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
     for r in records:
@@ -641,7 +642,8 @@ def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: lis
         prim = primary_frame(user_stack(stack, root), root)
         if prim is not None and not parse.is_pseudo_path(prim["path"]):
             return prim["path"], int(prim["line"])
-    if failure.get("source_path") and failure.get("source_line") and not parse.is_pseudo_path(failure["source_path"]):
+    source = failure.get("source_path") or ""
+    if source and failure.get("source_line") and not parse.is_pseudo_path(source):
         return failure["source_path"], int(failure["source_line"])
     tail = failure.get("source_path_tail")
     if tail and failure.get("source_line") and not parse.is_pseudo_path(tail):
@@ -854,8 +856,8 @@ def limit_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
                 kind=Kind.ERROR,
                 path=path,
                 line=line,
-                message=(f"`{_function_name(rec, last, root)}` hit the recompile limit ({r.get('limit')}) and now runs "
-                         f"eagerly; last guard failure: {words}" + (f"; {note}" if note else "")),
+                message=(f"`{_function_name(rec, last, root)}` hit the recompile limit ({r.get('limit')}) and "
+                         f"now runs eagerly; last guard failure: {words}" + (f"; {note}" if note else "")),
                 severity=Severity.ERROR,
                 status=Status.OBSERVED,
                 fix=guards.FIXES.get(cls, ""),
