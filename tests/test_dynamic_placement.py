@@ -57,10 +57,21 @@ def ones_like_nonzero(x):
     return torch.ones(n) * 2
 
 
+def describe(cfg):
+    print("config:")
+    return ",".join(f"{k}={v}" for k, v in cfg.items())
+
+
+def scaled(x, cfg):
+    s = describe(cfg)
+    return x * len(s)
+
+
 def breakscan_examples():
     x = torch.randn(4)
     for _ in range(3):
         yield jitter, (x,)
+    yield scaled, (x, {"a": 1, "b": 2})
     for n in (3, 2):
         mask = torch.zeros(5)
         mask[:n] = 1
@@ -231,3 +242,17 @@ def test_run_reports_generator_fallback_and_the_recompile_limit(tmp_path: Path) 
     assert limit["kind"] == "error" and limit["line"] == line_of(program, "return x * len(mode)")
     assert "hit the recompile limit (2) and now runs eagerly" in limit["message"]
     assert not observed(report, "GB0039")
+
+
+def test_generator_expression_that_dynamo_will_not_convert_is_a_frame_fallback(examples_run) -> None:
+    base, report = examples_run
+    model = base / "project" / "model.py"
+    # `describe` runs eagerly (its print broke `scaled`); Dynamo then tries to compile the
+    # generator expression's own frame and logs only `WON'T CONVERT <genexpr> ... GB0003`.
+    [f] = observed(report, "GB0003", ":scaled")
+    assert f["kind"] == "frame-fallback"
+    assert (f["path"], f["line"]) == ("model.py", line_of(model, 'return ",".join('))
+    assert f["message"].startswith("Frame falls back to eager: Attempt to trace generator")
+    # It splits no graph: the print does.
+    [entry] = [e for e in report["entries"] if e["name"].endswith(":scaled")]
+    assert "GB0003" not in entry["largest_split_by"] and entry["graph_breaks"] == 2

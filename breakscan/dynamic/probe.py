@@ -394,7 +394,7 @@ class EntryRun:
     def on_break(self, record: dict[str, Any]) -> None:
         """A break or fallback record of this entry (from the collector)."""
         self.broke = True
-        if self.calls == 0:
+        if self.calls == 0 and not record.get("escaped"):  # a frame that failed to compile splits no graph
             self.order.append({"break": {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
 
     def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
