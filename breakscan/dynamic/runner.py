@@ -29,6 +29,7 @@ through, and reports every compiled region it executed plus its exit code.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib.util
 import json
 import linecache
@@ -452,13 +453,21 @@ STDLIB_RE = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-pac
 TORCH_RE = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]")
 
 
+@functools.lru_cache(maxsize=1)
+def _torch_dir() -> str:
+    """The installed torch package's directory (found, not imported), or ''."""
+    spec = importlib.util.find_spec("torch") if torch_available() else None
+    return os.path.join(os.path.dirname(spec.origin), "") if spec and spec.origin else ""
+
+
 def is_torch_or_stdlib(path: str) -> bool:
     """True for files of torch itself or of Python's standard library (`inspect.py`, `runpy`).
 
-    The standard library is this interpreter's (`sysconfig`), or any `lib/python3.X/` outside
+    torch is any `site-packages/torch/` or this interpreter's torch (a source checkout); the
+    standard library is this interpreter's (`sysconfig`), or any `lib/python3.X/` outside
     site-packages (a child run with another interpreter).
     """
-    if TORCH_RE.search(path):
+    if TORCH_RE.search(path) or (_torch_dir() and path.startswith(_torch_dir())):
         return True
     if any(m in path for m in LIBRARY_MARKERS):
         return False
