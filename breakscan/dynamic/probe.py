@@ -32,8 +32,11 @@ SIGTERM dumps the stack (faulthandler), then terminates as by default.
 
 Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
 receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
-(enabled with `torch._logging.set_logs`) and the recompile-limit WARNING of
-`torch._dynamo.convert_frame`; and a handler on the structured trace logger `torch.__trace`
+(enabled with `torch._logging.set_logs`), the recompile-limit WARNING of
+`torch._dynamo.convert_frame` and its `WON'T CONVERT` INFO (an exception escaped a frame's
+compile; written as a `break` record with `fallback` and `escaped`; a `recompile` record
+carries `stack_args`, see `resume_stack_args`); and a handler on the structured trace logger
+`torch.__trace`
 for `compilation_metrics` (frames that fell back to eager entirely).
 
 Graphs and ops per graph come from the oracle itself: its backend is wrapped to record each
@@ -55,6 +58,7 @@ import os
 import runpy
 import signal
 import sys
+import sysconfig
 import time
 import traceback
 from pathlib import Path
@@ -128,11 +132,20 @@ class Collector(logging.Handler):
         elif name.endswith("__recompiles") or name.endswith("__recompiles_verbose"):
             ev = parse.parse_recompile(record.getMessage())
             if ev:
+                ev["stack_args"] = resume_stack_args(ev["function"])
                 self._write("recompile", ev)
-        elif record.levelno >= logging.WARNING:
-            ev = parse.parse_recompile_limit(record.getMessage())
-            if ev:
-                self._write("recompile_limit", ev)
+        elif record.levelno >= logging.INFO:
+            text = record.getMessage()
+            escaped = parse.parse_wont_convert(text)
+            if escaped:
+                # A torch or standard-library frame (an `inspect` generator expression) that ran
+                # eagerly because its caller did: nothing the user compiled falls back.
+                if not all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
+                    self._write("break", escaped)
+            elif record.levelno >= logging.WARNING:
+                limit = parse.parse_recompile_limit(text)
+                if limit:
+                    self._write("recompile_limit", limit)
 
     def _on_trace(self, meta: dict[str, Any]) -> None:
         cm = meta.get("compilation_metrics")
@@ -147,6 +160,27 @@ class Collector(logging.Handler):
                 "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
             )
             self._write("fallback", data)
+
+
+def resume_stack_args(co_name: str) -> int | None:
+    """How many `___stackN` arguments the resume function `co_name` takes, or None.
+
+    Read off the code object that Dynamo's recompile logger (`get_and_maybe_log_recompilation_
+    reasons`, torch 2.13) holds in its local `code`, a few frames up from this handler; the
+    highest `___stackN` is the top of the stack: the result of the call that broke the graph.
+    """
+    if not parse.is_resume(co_name):
+        return None
+    frame = sys._getframe(1)
+    for _ in range(16):
+        if frame is None:
+            return None
+        code = frame.f_locals.get("code") if frame.f_code.co_name.endswith("recompilation_reasons") else None
+        if getattr(code, "co_name", None) == co_name:
+            names = code.co_varnames[: code.co_argcount]  # type: ignore[union-attr]
+            return sum(1 for n in names if n.startswith("___stack"))
+        frame = frame.f_back
+    return None
 
 
 _JUMPS = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "NOP", "JUMP_BACKWARD_NO_INTERRUPT")
@@ -404,7 +438,7 @@ class EntryRun:
     def on_break(self, record: dict[str, Any]) -> None:
         """A break or fallback record of this entry (from the collector)."""
         self.broke = True
-        if self.calls == 0:
+        if self.calls == 0 and not record.get("escaped"):  # a frame that failed to compile splits no graph
             self.order.append({"break": {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
 
     def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
@@ -616,6 +650,8 @@ def install_logging(torch: Any, collector: Collector) -> None:
         for h in list(lg.handlers):
             lg.removeHandler(h)
     logging.getLogger("torch._dynamo").addHandler(collector)
+    # `WON'T CONVERT` (an exception escaped a frame compile: the frame runs eagerly) is INFO.
+    logging.getLogger("torch._dynamo.convert_frame").setLevel(logging.INFO)
     trace = logging.getLogger("torch.__trace")
     trace.addHandler(collector)
     trace.setLevel(logging.DEBUG)
@@ -683,6 +719,8 @@ def _stop_if_interrupted() -> None:
 
 
 SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)
+STDLIB_DIRS = tuple({os.path.join(p, "") for k, p in sysconfig.get_paths().items()
+                     if k in ("stdlib", "platstdlib")})
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
