@@ -40,8 +40,8 @@ def _scan(paths, cache):
 
 def test_warm_scan_equals_cold_and_reads_from_cache(tmp_path):
     paths = write_files(tmp_path / "src", FILES)
-    cold = _scan(paths, Cache(tmp_path, tmp_path / "cache"))
-    warm = _scan(paths, Cache(tmp_path, tmp_path / "cache"))
+    cold = _scan(paths, Cache(tmp_path / "cache"))
+    warm = _scan(paths, Cache(tmp_path / "cache"))
     assert [f.to_dict() for f in warm.findings] == [f.to_dict() for f in cold.findings]
     assert cold.cache_hits == 0 and warm.cache_hits == 2
     assert rule_lines(warm.findings) == {("BRK102", 7), ("BRK201", 12)}
@@ -49,32 +49,32 @@ def test_warm_scan_equals_cold_and_reads_from_cache(tmp_path):
 
 def test_an_edited_file_is_checked_again_and_others_come_from_cache(tmp_path):
     paths = write_files(tmp_path / "src", FILES)
-    _scan(paths, Cache(tmp_path, tmp_path / "cache"))
+    _scan(paths, Cache(tmp_path / "cache"))
     model = tmp_path / "src" / "pkg" / "model.py"
     model.write_text(model.read_text().replace('print("step")', "pass"))
-    again = _scan(paths, Cache(tmp_path, tmp_path / "cache"))
+    again = _scan(paths, Cache(tmp_path / "cache"))
     assert rule_lines(again.findings) == {("BRK102", 7)}
     assert again.cache_hits == 1
 
 
 def test_a_corrupt_cache_is_ignored_and_rewritten(tmp_path):
     paths = write_files(tmp_path / "src", FILES)
-    cache = Cache(tmp_path, tmp_path / "cache")
+    cache = Cache(tmp_path / "cache")
     _scan(paths, cache)
     cache.path.write_bytes(b"\x80\x04not a pickle at all")
-    result = _scan(paths, Cache(tmp_path, tmp_path / "cache"))
+    result = _scan(paths, Cache(tmp_path / "cache"))
     assert rule_lines(result.findings) == {("BRK102", 7), ("BRK201", 12)}
-    assert _scan(paths, Cache(tmp_path, tmp_path / "cache")).cache_hits == 2
+    assert _scan(paths, Cache(tmp_path / "cache")).cache_hits == 2
 
 
 def test_a_foreign_pickle_is_ignored(tmp_path):
     paths = write_files(tmp_path / "src", FILES)
-    cache = Cache(tmp_path, tmp_path / "cache")
+    cache = Cache(tmp_path / "cache")
     cache.path.parent.mkdir(parents=True)
     import pickle
 
     cache.path.write_bytes(pickle.dumps({"format": 999, "index": "nonsense"}))
-    assert rule_lines(_scan(paths, Cache(tmp_path, tmp_path / "cache")).findings) == {("BRK102", 7), ("BRK201", 12)}
+    assert rule_lines(_scan(paths, Cache(tmp_path / "cache")).findings) == {("BRK102", 7), ("BRK201", 12)}
 
 
 def test_parallel_scan_gives_the_same_findings_as_in_process(tmp_path, monkeypatch):
