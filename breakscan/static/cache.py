@@ -1,14 +1,16 @@
 """Per-file results of the static pass, in one SQLite database in the user cache directory.
 
-Two tables, one row per file (keyed by its absolute path), read row by row so a run reads only
-the entries of the files it scans, however many files the cache has seen:
+Rows keyed by each file's absolute path, read row by row so that a run reads only the entries
+of the files it scans, however many files the cache has seen:
 
 - `indexes`: phase A's FileIndex of a file, valid while the file's content digest and its
   dotted module name (which the `__init__.py` files above it decide) are unchanged;
 - `checks`: phase B's findings of a file under a key hashing the file's digest, its compile
   regions and chains, the project's class/disable summary, the active rules (already filtered
   by the target torch version and the config's selection) and breakscan's version; a few keys
-  per file, so scanning a few files (pre-commit) and the whole tree (CI) do not evict each other.
+  per file, so scanning a few files (pre-commit) and the whole tree (CI) do not evict each other;
+- `fixes`: the rewrites of a file's fixable findings (the report's `[*]` markers, SARIF fixes),
+  keyed by the file's digest and the findings, so a warm text report needs no libcst either.
 
 Every row records `code_version()`: rows written by other breakscan code are never read.
 Not cached: the compile regions (computed over the whole project index each run) and the
@@ -38,7 +40,7 @@ from breakscan import __version__
 
 FORMAT = 2  # schema version: the database file's name
 DEFAULT_MAX_MB = 512
-CHECK_KEYS_PER_FILE = 4  # phase B keys kept per file (different file sets, rule selections)
+KEYS_PER_FILE = 4  # findings (and rewrites) kept per file: for different file sets, rule selections
 SWEEP_ROWS = 500  # rows re-checked against the disk per run: a few ms
 SWEEP_AGE_S = 24 * 3600  # a row is re-checked at most once a day; other code's rows live a day unused
 TOUCH_AGE_S = 3600  # a hit refreshes its row's last use at most hourly (no write per warm run)
@@ -53,18 +55,24 @@ CREATE TABLE IF NOT EXISTS indexes (
 CREATE INDEX IF NOT EXISTS indexes_used ON indexes (used);
 CREATE INDEX IF NOT EXISTS indexes_swept ON indexes (swept);
 CREATE TABLE IF NOT EXISTS checks (
-    path TEXT NOT NULL, key TEXT NOT NULL, findings BLOB NOT NULL,
+    path TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
     bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (path, key));
 CREATE INDEX IF NOT EXISTS checks_used ON checks (used);
+CREATE TABLE IF NOT EXISTS fixes (
+    path TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+    bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (path, key));
+CREATE INDEX IF NOT EXISTS fixes_used ON fixes (used);
 """
+_KEYED = ("checks", "fixes")  # tables of values per (path, key)
 
 
 def code_version() -> str:
-    """Digest of the code whose output is cached (the static pass, findings, catalog loader):
+    """Digest of the code whose output is cached (the static pass, rewrites, findings, catalog loader):
     rows written by other code are foreign, even under the same version number."""
     here = Path(__file__).resolve().parent
     digest = hashlib.blake2b(__version__.encode(), digest_size=12)
-    for path in sorted([*here.glob("*.py"), here.parent / "findings.py", here.parent / "catalog.py"]):
+    for path in sorted([*here.glob("*.py"), *(here.parent / "fix").glob("*.py"), here.parent / "findings.py",
+                        here.parent / "catalog.py"]):
         try:
             digest.update(path.read_bytes())
         except OSError:
@@ -122,8 +130,8 @@ class Cache:
         self._db: sqlite3.Connection | None = None
         self._opened = False
         self._indexes: dict[str, tuple] = {}  # path -> row to write
-        self._checks: dict[tuple[str, str], tuple] = {}
-        self._hits: dict[str, set[str]] = {"indexes": set(), "checks": set()}
+        self._keyed: dict[str, dict[tuple[str, str], tuple]] = {t: {} for t in _KEYED}  # rows to write
+        self._hits: dict[str, set] = {t: set() for t in ("indexes", *_KEYED)}
         self._packages: dict[Path, str] = {}  # directory -> dotted package prefix ("" if none)
         self._types: tuple[int, str] | None = None
         self._rules: tuple[int, str] | None = None
@@ -156,7 +164,7 @@ class Cache:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")  # a cache: a power cut may lose the last run
-            if not db.execute("SELECT 1 FROM sqlite_master WHERE name='checks'").fetchone():
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name='fixes'").fetchone():
                 db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # before the first table: lets eviction shrink the file
                 db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
         except BaseException:
@@ -261,20 +269,48 @@ class Cache:
 
     def get_findings(self, path: str, key: str) -> list | None:
         """Cached findings of `path` under `key`, or None."""
-        row = self._query("SELECT findings FROM checks WHERE path=? AND key=?", (path, key))
-        if row is None:
-            return None
-        try:
-            findings = pickle.loads(row[0])
-        except Exception:
-            return None
-        self._hits["checks"].add(path + "\0" + key)
-        return list(findings)
+        found = self._get_value("checks", path, key)
+        return list(found) if isinstance(found, list) else None
 
     def put_findings(self, path: str, key: str, findings: list) -> None:
         """Remember a file's findings under `key`."""
-        blob = pickle.dumps(list(findings), protocol=pickle.HIGHEST_PROTOCOL)
-        self._checks[(path, key)] = (path, key, blob, len(blob))
+        self._put_value("checks", path, key, list(findings))
+
+    # rewrites (--fix's `[*]` markers and SARIF fixes) ----------------------------------------
+    def fixes_key(self, path: Path, items: list) -> str | None:
+        """The key of the rewrites of `path`'s fixable findings: its content digest, `items`
+        (per finding: its rule, span and autofix) and breakscan's code; None if unreadable."""
+        from breakscan.static.engine import file_digest
+
+        try:
+            digest = file_digest(path.read_bytes())
+        except OSError:
+            return None
+        return _digest((digest, items, self.code))
+
+    def get_fixes(self, path: str, key: str) -> list | None:
+        """Cached rewrites (one per fixable finding, None where none applies), or None."""
+        found = self._get_value("fixes", path, key)
+        return found if isinstance(found, list) else None
+
+    def put_fixes(self, path: str, key: str, rewrites: list) -> None:
+        """Remember the rewrites of a file's fixable findings under `key`."""
+        self._put_value("fixes", path, key, rewrites)
+
+    def _get_value(self, table: str, path: str, key: str) -> Any:
+        row = self._query(f"SELECT value FROM {table} WHERE path=? AND key=?", (path, key))
+        if row is None:
+            return None
+        try:
+            value = pickle.loads(row[0])
+        except Exception:  # a row no code of ours wrote: a miss, rewritten by the next put
+            return None
+        self._hits[table].add((path, key))
+        return value
+
+    def _put_value(self, table: str, path: str, key: str, value: Any) -> None:
+        blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        self._keyed[table][(path, key)] = (path, key, blob, len(blob))
 
     # writing -----------------------------------------------------------------------------
     def save(self) -> None:
@@ -289,8 +325,8 @@ class Cache:
             with _transaction(db):
                 self._write(db, now)
             self._indexes.clear()
-            self._checks.clear()
-            self._hits = {"indexes": set(), "checks": set()}
+            self._keyed = {t: {} for t in _KEYED}
+            self._hits = {t: set() for t in self._hits}
             self.sweep(now)
             self.evict()
         except sqlite3.Error as exc:
@@ -303,18 +339,19 @@ class Cache:
             "digest=excluded.digest, name=excluded.name, mtime_ns=excluded.mtime_ns, size=excluded.size, "
             "entry=excluded.entry, bytes=excluded.bytes, used=excluded.used, swept=excluded.swept",
             [(*row, now, now) for row in self._indexes.values()])
-        db.executemany(
-            "INSERT OR REPLACE INTO checks (path, key, findings, bytes, used) VALUES (?, ?, ?, ?, ?)",
-            [(*row, now) for row in self._checks.values()])
-        for path in {p for p, _ in self._checks}:
-            db.execute("DELETE FROM checks WHERE path=? AND key NOT IN "
-                       "(SELECT key FROM checks WHERE path=? ORDER BY used DESC LIMIT ?)",
-                       (path, path, CHECK_KEYS_PER_FILE))
         stale = now - TOUCH_AGE_S
         db.executemany("UPDATE indexes SET used=? WHERE path=? AND used<?",
                        [(now, p, stale) for p in self._hits["indexes"]])
-        db.executemany("UPDATE checks SET used=? WHERE path=? AND key=? AND used<?",
-                       [(now, *k.split("\0", 1), stale) for k in self._hits["checks"]])
+        for table in _KEYED:
+            rows = self._keyed[table]
+            db.executemany(f"INSERT OR REPLACE INTO {table} (path, key, value, bytes, used) VALUES (?, ?, ?, ?, ?)",
+                           [(*row, now) for row in rows.values()])
+            for path in {p for p, _ in rows}:
+                db.execute(f"DELETE FROM {table} WHERE path=? AND key NOT IN "
+                           f"(SELECT key FROM {table} WHERE path=? ORDER BY used DESC LIMIT ?)",
+                           (path, path, KEYS_PER_FILE))
+            db.executemany(f"UPDATE {table} SET used=? WHERE path=? AND key=? AND used<?",
+                           [(now, p, k, stale) for p, k in self._hits[table]])
 
     def sweep(self, now: int | None = None, rows: int = SWEEP_ROWS) -> int:
         """Delete the rows, among the `rows` checked longest ago (and not within a day), whose
@@ -338,8 +375,8 @@ class Cache:
         if not batch:
             return 0
         with _transaction(db):
-            db.executemany("DELETE FROM indexes WHERE path=?", [(p,) for p in gone])
-            db.executemany("DELETE FROM checks WHERE path=?", [(p,) for p in gone])
+            for table in ("indexes", *_KEYED):
+                db.executemany(f"DELETE FROM {table} WHERE path=?", [(p,) for p in gone])
             db.executemany("UPDATE indexes SET swept=? WHERE path=?", [(now, p) for p in kept])
         return len(gone)
 
@@ -361,22 +398,25 @@ class Cache:
         size = self.size()
         if size <= self.max_bytes:
             return 0
-        cursor = db.execute("SELECT 'i', path, '', bytes, used FROM indexes UNION ALL "
-                            "SELECT 'c', path, key, bytes, used FROM checks ORDER BY used")
+        cursor = db.execute("SELECT 'indexes', path, '', bytes, used FROM indexes UNION ALL "
+                            + " UNION ALL ".join(f"SELECT '{t}', path, key, bytes, used FROM {t}" for t in _KEYED)
+                            + " ORDER BY used")
         victims = [row[:3] for row in _rows_until(cursor, size - int(self.max_bytes * EVICT_TO))]
         with _transaction(db):
-            db.executemany("DELETE FROM indexes WHERE path=?", [(p,) for t, p, _ in victims if t == "i"])
-            db.executemany("DELETE FROM checks WHERE path=? AND key=?", [(p, k) for t, p, k in victims if t == "c"])
+            db.executemany("DELETE FROM indexes WHERE path=?", [(p,) for t, p, _ in victims if t == "indexes"])
+            for table in _KEYED:
+                db.executemany(f"DELETE FROM {table} WHERE path=? AND key=?",
+                               [(p, k) for t, p, k in victims if t == table])
         db.execute("PRAGMA incremental_vacuum")
         return len(victims)
 
     def stats(self) -> dict[str, int]:
         """Rows per table and the database's size in bytes (for tests and the benchmark)."""
         db = self._connect()
+        tables = ("indexes", *_KEYED)
         if db is None:
-            return {"indexes": 0, "checks": 0, "bytes": 0}
-        return {"indexes": db.execute("SELECT count(*) FROM indexes").fetchone()[0],
-                "checks": db.execute("SELECT count(*) FROM checks").fetchone()[0], "bytes": self.size()}
+            return {**{t: 0 for t in tables}, "bytes": 0}
+        return {**{t: db.execute(f"SELECT count(*) FROM {t}").fetchone()[0] for t in tables}, "bytes": self.size()}
 
     def close(self) -> None:
         """Close the database (buffered rows not yet saved are dropped)."""
