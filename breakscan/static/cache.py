@@ -113,19 +113,22 @@ def _warn(message: str) -> None:
 
 class Cache:
     """The static pass's cache for one run: rows are read on demand, writes are buffered and
-    committed by `save()` in one transaction. Never raises on bad cache data or a busy,
+    committed by `save()` in one transaction, which then closes the database (a later use
+    opens it again). Never raises on bad cache data or a busy,
     corrupt or unwritable database (it warns where the user should know, and carries on).
 
     `directory`: where the database lives (default `cache_dir()`); `max_bytes`: its size bound
-    (default `max_bytes_from_env()`); `warn`: called with one-line messages (default: stderr).
+    (default `max_bytes_from_env()`); `warn`: called with one-line messages (default: stderr);
+    `clock`: Unix seconds, recorded as rows' last use and check (tests move it).
     """
 
     def __init__(self, directory: Path | None = None, *, max_bytes: int | None = None,
-                 warn: Callable[[str], None] | None = None) -> None:
+                 warn: Callable[[str], None] | None = None, clock: Callable[[], float] = time.time) -> None:
         self.directory = Path(directory) if directory is not None else cache_dir()
         self.path = self.directory / f"static-v{FORMAT}.sqlite3"
         self.max_bytes = max_bytes if max_bytes is not None else max_bytes_from_env()
         self.warn = warn or _warn
+        self.clock = clock
         self.code = code_version()
         self._db: sqlite3.Connection | None = None
         self._opened = False
@@ -320,17 +323,20 @@ class Cache:
         db = self._connect()
         if db is None:
             return
-        now = int(time.time())
+        now = int(self.clock())
         try:
             with _transaction(db):
                 self._write(db, now)
             self._indexes.clear()
             self._keyed = {t: {} for t in _KEYED}
             self._hits = {t: set() for t in self._hits}
-            self.sweep(now)
+            self.sweep()
             self.evict()
         except sqlite3.Error as exc:
             self._failed(exc)
+            return
+        self._close()  # now, not at garbage collection (the connection is in a reference cycle):
+        self._opened = False  # the last one to close folds the WAL into the database file
 
     def _write(self, db: sqlite3.Connection, now: int) -> None:
         db.executemany(
@@ -339,6 +345,8 @@ class Cache:
             "digest=excluded.digest, name=excluded.name, mtime_ns=excluded.mtime_ns, size=excluded.size, "
             "entry=excluded.entry, bytes=excluded.bytes, used=excluded.used, swept=excluded.swept",
             [(*row, now, now) for row in self._indexes.values()])
+        for table in _KEYED:  # a file indexed again has new content: its findings and rewrites are stale
+            db.executemany(f"DELETE FROM {table} WHERE path=?", [(p,) for p in self._indexes])
         stale = now - TOUCH_AGE_S
         db.executemany("UPDATE indexes SET used=? WHERE path=? AND used<?",
                        [(now, p, stale) for p in self._hits["indexes"]])
@@ -353,14 +361,14 @@ class Cache:
             db.executemany(f"UPDATE {table} SET used=? WHERE path=? AND key=? AND used<?",
                            [(now, p, k, stale) for p, k in self._hits[table]])
 
-    def sweep(self, now: int | None = None, rows: int = SWEEP_ROWS) -> int:
+    def sweep(self, rows: int = SWEEP_ROWS) -> int:
         """Delete the rows, among the `rows` checked longest ago (and not within a day), whose
         file is gone or changed on disk since it was indexed (with its findings), and other
         code's rows unused for a day. Returns how many files' rows were deleted."""
         db = self._connect()
         if db is None:
             return 0
-        now = int(time.time()) if now is None else now
+        now = int(self.clock())
         batch = db.execute("SELECT path, code, mtime_ns, size, used FROM indexes WHERE swept<? "
                            "ORDER BY swept LIMIT ?", (now - SWEEP_AGE_S, rows)).fetchall()
         gone, kept = [], []
