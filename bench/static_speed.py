@@ -174,12 +174,16 @@ def main() -> int:
     parser.add_argument("--skip-torchfix", action="store_true")
     parser.add_argument("--torchfix", default=None,
                         help="torchfix executable (install it in its own venv: it pins an old libcst)")
+    parser.add_argument("--pollute-into", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.tree is None:
-        import transformers
+    if args.tree is None:  # found, not imported: the bench's own RSS would pass on to its children
+        import importlib.util
 
-        args.tree = Path(transformers.__file__).parent
+        args.tree = Path(importlib.util.find_spec("transformers").origin).parent
     files = sorted(str(p) for p in args.tree.rglob("*.py"))
+    if args.pollute_into:
+        pollute(args.pollute_into, files, args.pollute, args.pollute_into.parent / "scratch", args.tree)
+        return 0
     lines = sum(Path(f).read_bytes().count(b"\n") for f in files)
     sample = files[::10]
     sample_lines = sum(Path(f).read_bytes().count(b"\n") for f in sample)
@@ -191,8 +195,10 @@ def main() -> int:
     py = sys.executable
     fresh, polluted = tmp / "fresh", tmp / "polluted"
     started = time.perf_counter()
-    stats = pollute(polluted, files, args.pollute, tmp / "scratch", args.tree)
-    print(f"  polluted cache: {stats} in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
+    # In a child: a parent grown by 30,000 rows would pass its peak RSS on to every command it forks.
+    subprocess.run([py, __file__, "--pollute-into", str(polluted), "--pollute", str(args.pollute),
+                    "--tree", str(args.tree)], check=True, env={**os.environ, "BREAKSCAN_CACHE_MAX_MB": "4096"})
+    print(f"  polluted cache: {args.pollute} rows in {time.perf_counter() - started:.1f} s", file=sys.stderr, flush=True)
     results: dict[str, list[dict]] = {}
     others = {}
     if not args.sample_only:
