@@ -166,6 +166,28 @@ def test_least_recently_used_rows_are_evicted_beyond_the_size_bound(tmp_path):
     assert sum(bounded.get_index(p) is not None for p in old) < len(old) // 2  # the older went
 
 
+def test_a_file_read_recently_outlives_one_written_later_but_not_read_since(tmp_path):
+    a, b, c = (_project(tmp_path / name, 40, name.upper()) for name in ("a", "b", "c"))
+    rules = list(load_catalog().values())
+    scan_files(a, rules, cache=Cache(tmp_path / "probe"))
+    one = Cache(tmp_path / "probe").stats()["bytes"]
+    scan_files(b, rules, cache=Cache(tmp_path / "probe"))
+    two = Cache(tmp_path / "probe").stats()["bytes"]
+    bound = two + (two - one) // 2  # room for two projects and a half
+
+    def at(hours_ago: float) -> Cache:
+        return Cache(tmp_path / "cache", max_bytes=bound, clock=lambda: time.time() - hours_ago * 3600)
+
+    scan_files(a, rules, cache=at(3))
+    scan_files(b, rules, cache=at(2))
+    assert scan_files(a, rules, cache=at(1)).cache_hits == 40  # `a` read again: its last use moves on
+    scan_files(c, rules, cache=at(0))
+    cache = at(0)
+    assert cache.stats()["bytes"] <= bound
+    kept = {name: sum(cache.get_index(p) is not None for p in paths) for name, paths in zip("abc", (a, b, c))}
+    assert kept["c"] == 41 and kept["b"] < 20 and kept["a"] > kept["b"], kept
+
+
 def test_two_processes_writing_the_cache_at_once_lose_nothing(tmp_path):
     cache_dir = tmp_path / "cache"
     a = _project(tmp_path / "a", 40, "A")

@@ -114,8 +114,8 @@ def _warn(message: str) -> None:
 class Cache:
     """The static pass's cache for one run: rows are read on demand, writes are buffered and
     committed by `save()` in one transaction, which then closes the database (a later use
-    opens it again). Never raises on bad cache data or a busy,
-    corrupt or unwritable database (it warns where the user should know, and carries on).
+    opens it again). Never raises on bad cache data or a busy, corrupt or unwritable database
+    (it warns where the user should know, and carries on).
 
     `directory`: where the database lives (default `cache_dir()`); `max_bytes`: its size bound
     (default `max_bytes_from_env()`); `warn`: called with one-line messages (default: stderr);
@@ -217,7 +217,7 @@ class Cache:
         from breakscan.static.engine import file_digest
 
         key = str(path)
-        row = self._query("SELECT digest, name, entry FROM indexes WHERE path=? AND code=?", (key, self.code))
+        row = self._query("SELECT digest, name, entry, used FROM indexes WHERE path=? AND code=?", (key, self.code))
         if row is None:
             return None
         try:
@@ -229,7 +229,7 @@ class Cache:
             entry = pickle.loads(row[2])
         except Exception:  # a row no code of ours wrote: a miss, rewritten by put_index
             return None
-        self._hits["indexes"].add(key)
+        self._hit("indexes", key, row[3])
         return entry
 
     def put_index(self, entry) -> None:
@@ -301,15 +301,21 @@ class Cache:
         self._put_value("fixes", path, key, rewrites)
 
     def _get_value(self, table: str, path: str, key: str) -> Any:
-        row = self._query(f"SELECT value FROM {table} WHERE path=? AND key=?", (path, key))
+        row = self._query(f"SELECT value, used FROM {table} WHERE path=? AND key=?", (path, key))
         if row is None:
             return None
         try:
             value = pickle.loads(row[0])
         except Exception:  # a row no code of ours wrote: a miss, rewritten by the next put
             return None
-        self._hits[table].add((path, key))
+        self._hit(table, (path, key), row[1])
         return value
+
+    def _hit(self, table: str, key, used: int) -> None:
+        """Refresh a row's last use at save, when older than TOUCH_AGE_S: a warm run that
+        changes nothing writes nothing."""
+        if used < self.clock() - TOUCH_AGE_S:
+            self._hits[table].add(key)
 
     def _put_value(self, table: str, path: str, key: str, value: Any) -> None:
         blob = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
@@ -325,8 +331,9 @@ class Cache:
             return
         now = int(self.clock())
         try:
-            with _transaction(db):
-                self._write(db, now)
+            if self._indexes or any(self._keyed.values()) or any(self._hits.values()):
+                with _transaction(db):
+                    self._write(db, now)
             self._indexes.clear()
             self._keyed = {t: {} for t in _KEYED}
             self._hits = {t: set() for t in self._hits}
@@ -347,9 +354,7 @@ class Cache:
             [(*row, now, now) for row in self._indexes.values()])
         for table in _KEYED:  # a file indexed again has new content: its findings and rewrites are stale
             db.executemany(f"DELETE FROM {table} WHERE path=?", [(p,) for p in self._indexes])
-        stale = now - TOUCH_AGE_S
-        db.executemany("UPDATE indexes SET used=? WHERE path=? AND used<?",
-                       [(now, p, stale) for p in self._hits["indexes"]])
+        db.executemany("UPDATE indexes SET used=? WHERE path=?", [(now, p) for p in self._hits["indexes"]])
         for table in _KEYED:
             rows = self._keyed[table]
             db.executemany(f"INSERT OR REPLACE INTO {table} (path, key, value, bytes, used) VALUES (?, ?, ?, ?, ?)",
@@ -358,8 +363,8 @@ class Cache:
                 db.execute(f"DELETE FROM {table} WHERE path=? AND key NOT IN "
                            f"(SELECT key FROM {table} WHERE path=? ORDER BY used DESC LIMIT ?)",
                            (path, path, KEYS_PER_FILE))
-            db.executemany(f"UPDATE {table} SET used=? WHERE path=? AND key=? AND used<?",
-                           [(now, p, k, stale) for p, k in self._hits[table]])
+            db.executemany(f"UPDATE {table} SET used=? WHERE path=? AND key=?",
+                           [(now, p, k) for p, k in self._hits[table]])
 
     def sweep(self, rows: int = SWEEP_ROWS) -> int:
         """Delete the rows, among the `rows` checked longest ago (and not within a day), whose
@@ -410,6 +415,7 @@ class Cache:
                             + " UNION ALL ".join(f"SELECT '{t}', path, key, bytes, used FROM {t}" for t in _KEYED)
                             + " ORDER BY used")
         victims = [row[:3] for row in _rows_until(cursor, size - int(self.max_bytes * EVICT_TO))]
+        cursor.close()  # ends its read before the write transaction
         with _transaction(db):
             db.executemany("DELETE FROM indexes WHERE path=?", [(p,) for t, p, _ in victims if t == "indexes"])
             for table in _KEYED:
