@@ -277,3 +277,13 @@ def test_a_warm_text_report_imports_no_libcst(tmp_path):
     warm = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
     assert warm.stderr.strip().endswith("False"), warm.stderr
     assert "[*]" in warm.stdout  # the rewrite of BRK201's print came from the cache
+
+
+def test_the_old_whole_project_pickles_are_removed_when_the_database_is_made(tmp_path):
+    old = tmp_path / "cache" / "0123456789abcdef0123.pickle"
+    old.parent.mkdir()
+    old.write_bytes(b"\x80\x04" + b"x" * 1000)
+    mine = tmp_path / "cache" / "notes.pickle"
+    mine.write_bytes(b"kept")
+    _scan(write_files(tmp_path / "src", FILES), Cache(tmp_path / "cache"))
+    assert not old.exists() and mine.exists()

@@ -170,6 +170,7 @@ class Cache:
             if not db.execute("SELECT 1 FROM sqlite_master WHERE name='fixes'").fetchone():
                 db.execute("PRAGMA auto_vacuum=INCREMENTAL")  # before the first table: lets eviction shrink the file
                 db.executescript(f"BEGIN IMMEDIATE; {_SCHEMA} COMMIT;")
+                _remove_legacy(self.directory)
         except BaseException:
             db.close()
             raise
@@ -435,6 +436,17 @@ class Cache:
     def close(self) -> None:
         """Close the database (buffered rows not yet saved are dropped)."""
         self._close()
+
+
+def _remove_legacy(directory: Path) -> None:
+    """Delete the whole-project pickles breakscan 0.1 wrote here (`<20 hex digits>.pickle`, one per
+    project root, never pruned): the database replaces them."""
+    for path in directory.glob("*.pickle"):
+        if len(path.stem) == 20 and all(c in "0123456789abcdef" for c in path.stem):
+            try:
+                path.unlink()
+            except OSError:
+                pass
 
 
 def _rows_until(cursor, excess: int):
