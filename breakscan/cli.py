@@ -203,7 +203,7 @@ def check(
 
         applied = baselines.apply(report, known)
         report.findings, report.baselined = applied.kept, applied.hidden
-    _attach_fixes(report, catalog, fixed, verbose, output_format, quiet)
+    _attach_fixes(report, catalog, fixed, verbose, output_format, quiet, cache=config.cache)
     _emit(report, catalog, output_format, output, color, quiet)
     _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank
@@ -236,17 +236,20 @@ def _fix_or_diff(paths, config, catalog, root: Path, fix: bool, diff: bool, unsa
 
 
 def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "Format",
-                  quiet: bool = False) -> None:
+                  quiet: bool = False, cache: bool = False) -> None:
     """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`: the formats that show
     them); record `--fix`'s work. `--quiet` text (the pre-commit hook) skips it: working out
-    rewrites resolves libcst positions, which costs more than the scan of a small commit."""
+    rewrites resolves libcst positions, which costs more than the scan of a small commit.
+    With `cache`, rewrites of unchanged files come from the result cache (no libcst)."""
     report.fixed = fixed
     if output_format not in (Format.text, Format.sarif) or (quiet and output_format is Format.text):
         return
     from breakscan.fix import attach_rewrites
+    from breakscan.static.cache import Cache
 
     try:
-        report.findings = attach_rewrites(report.findings, catalog, [*report.findings, *report.suppressed])
+        report.findings = attach_rewrites(report.findings, catalog, [*report.findings, *report.suppressed],
+                                          cache=Cache() if cache else None)
     except Exception:  # fixes are an extra: the report stands without them
         if verbose:
             raise
@@ -438,7 +441,7 @@ def run_command(
         if code is not None and code < 0:
             shown = f"was killed by {_signal_name(-code)}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
-    _attach_fixes(report, catalog, [], verbose, output_format, quiet)
+    _attach_fixes(report, catalog, [], verbose, output_format, quiet, cache=config.cache)
     _emit(report, catalog, output_format, output, color, quiet)
     _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank

@@ -186,7 +186,7 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
     on_file = progress(len(files)) if progress else None
     try:
         static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
-                            jobs=config.jobs or default_jobs(), cache=Cache(root) if config.cache else None,
+                            jobs=config.jobs or default_jobs(), cache=Cache() if config.cache else None,
                             progress=on_file)
     finally:
         if hasattr(on_file, "close"):

@@ -378,3 +378,10 @@ def test_reorderable_print_is_not_a_predicted_break(tmp_path):
             return y
         """)
     assert {line for rule, line in rule_lines(findings) if rule == "BRK201"} == {10, 11}
+
+
+def test_context_dependent_rewrites_are_named_where_the_cache_can_see_them():
+    from breakscan.fix import CONTEXT_REWRITES
+    from breakscan.fix.rewrites import NEEDS_FINDINGS
+
+    assert NEEDS_FINDINGS == CONTEXT_REWRITES

@@ -26,22 +26,28 @@ from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static import frames
-from breakscan.static.checks import IMPLEMENTED_CHECKS as CHECKS_PER_FUNCTION
-from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
-from breakscan.static.positions import Locator
 from breakscan.static.regions import Region, RegionFinder
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
-from breakscan.static.syntax import indexed_functions
 
-# Named checks the static pass implements: RegionVisitor's, per function, and the cross-file ones.
-IMPLEMENTED_CHECKS = frozenset(CHECKS_PER_FUNCTION | {frames.CHECK})
+if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
+    import libcst as cst  # a run whose findings all come from the cache never loads them (0.2 s)
+
+    from breakscan.static.checks import RuleIndex
+
+
+def __getattr__(name: str):
+    if name == "IMPLEMENTED_CHECKS":  # named checks: RegionVisitor's, per function, and the cross-file ones
+        from breakscan.static.checks import IMPLEMENTED_CHECKS as per_function
+
+        return frozenset(per_function | {frames.CHECK})
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 PARSE_ERROR_RULE = "BRK901"
 INTERNAL_ERROR_RULE = "BRK900"
 PARALLEL_MIN_FILES = 64  # below this a process pool costs more than it saves
@@ -96,6 +102,8 @@ def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
     rejected = None if cpython_checked else _cpython_rejects(path, data)  # phase A parsed it already
     if rejected is not None:
         return rejected
+    import libcst as cst
+
     try:
         module = run_deep(cst.parse_module, data)
     except cst.ParserSyntaxError as exc:
@@ -212,7 +220,7 @@ def _decode(data: bytes, encoding: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
+def _syntax_error(path: Path, data: bytes, exc: "cst.ParserSyntaxError") -> Finding:
     """Prefer CPython's own location and wording; libcst's when CPython accepts the file."""
     rejected = _cpython_rejects(path, data)  # rare path: libcst failed, so ask CPython for its wording
     if rejected is not None:
@@ -275,6 +283,10 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
 
 def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
                   verbose: bool = False) -> list[Finding]:
+    from breakscan.static.checks import RegionVisitor
+    from breakscan.static.positions import Locator
+    from breakscan.static.syntax import indexed_functions
+
     functions = indexed_functions(item.module)
     by_node: dict[int, Region] = {}
     pairs: list[tuple[Region, cst.FunctionDef]] = []
@@ -327,6 +339,7 @@ def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: Rul
     """BRK900 findings for RegionVisitor methods that raised: one per method and file, at the
     first node that failed, naming the method and the rules it may have missed. Never raises."""
     from breakscan.static.checks import rules_at_risk
+    from breakscan.static.positions import Locator
 
     first: dict[str, tuple] = {}
     counts: dict[str, int] = {}
@@ -495,8 +508,11 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         else:
             todo.append(Path(path_text))
             keys[path_text] = key
-    state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
-    for path, findings in _map(_check_one, todo, jobs, state, progress):
+    if todo:
+        from breakscan.static.checks import RuleIndex
+
+        state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
+    for path, findings in (_map(_check_one, todo, jobs, state, progress) if todo else ()):
         result.findings.extend(findings)
         if cache:
             if not any(f.rule_id == INTERNAL_ERROR_RULE for f in findings):
