@@ -25,7 +25,7 @@ from breakscan.findings import Finding, Rewrite, Status, relative_path
 # rewrites that the cache holds needs none of it.
 
 # Rewrites that weigh the whole report (rewrites.NEEDS_FINDINGS, named here so that deciding what
-# to cache imports no libcst): their rewrites depend on more than the file and are never cached.
+# to cache imports no libcst): their rewrites depend on the whole report, which their cache key holds.
 CONTEXT_REWRITES = frozenset({"reorder-print"})
 
 __all__ = ["FileFix", "attach_rewrites", "plan_fixes", "unified_diff", "write_fix", "is_fixable"]
@@ -38,8 +38,8 @@ def attach_rewrites(findings: list[Finding], rules: dict[str, Rule],
     (breakscan.static.cache.Cache) only those whose rewrites it does not hold. Never raises: a
     rewrite that fails on a node leaves that finding without a fix. Rewrites that weigh the whole
     report (rewrites.NEEDS_FINDINGS) see `context` (default: `findings`), which should also hold
-    the findings a suppression comment or a baseline hides; their files are never cached, since
-    their rewrite depends on more than the file."""
+    the findings a suppression comment or a baseline hides; their cached rewrites are keyed on
+    the whole report's findings too."""
     context = findings if context is None else context
     wanted: dict[str, list[int]] = defaultdict(list)
     for i, f in enumerate(findings):
@@ -47,11 +47,13 @@ def attach_rewrites(findings: list[Finding], rules: dict[str, Rule],
         if rule is not None and rule.autofix is not None and f.status is not Status.REFUTED:
             wanted[f.path].append(i)
     out = list(findings)
+    report_identity = sorted((f.rule_id, f.path, f.line, f.gb_ids) for f in context) if cache else ()
     for path, indices in wanted.items():
         mine = [findings[i] for i in indices]
-        cacheable = cache is not None and not any(
-            rules[f.rule_id].autofix.rewrite in CONTEXT_REWRITES for f in mine)
-        key = cache.fixes_key(Path(path), [_fix_identity(f, rules) for f in mine]) if cacheable else None
+        identity = [_fix_identity(f, rules) for f in mine]
+        if any(rules[f.rule_id].autofix.rewrite in CONTEXT_REWRITES for f in mine):
+            identity.append(report_identity)  # such a rewrite holds only for this same report
+        key = cache.fixes_key(Path(path), identity) if cache else None
         rewrites = cache.get_fixes(path, key) if key else None
         if rewrites is None or len(rewrites) != len(mine):
             rewrites = _rewrites(Path(path), mine, rules, context)
