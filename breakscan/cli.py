@@ -27,7 +27,7 @@ class _DefaultToCheck(TyperGroup):
     """Treat `breakscan ARGS` as `breakscan check ARGS` unless ARGS starts with a command."""
 
     def parse_args(self, ctx, args):  # noqa: D102 (click API)
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -35,6 +35,20 @@ class _DefaultToCheck(TyperGroup):
 app = typer.Typer(cls=_DefaultToCheck, add_completion=False, rich_markup_mode=None,
                   help="Find where torch.compile breaks your graph, recompiles, and why.",
                   context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"breakscan {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main_options(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print breakscan's version and exit."),
+) -> None:
+    """Find where torch.compile breaks your graph, recompiles, and why."""
 
 
 class Format(str, Enum):
@@ -466,17 +480,66 @@ def rules_command(
 
 
 @app.command("rule")
-def rule_command(rule_id: str = typer.Argument(..., help="A rule id such as BRK102.")) -> None:
-    """Explain one rule: rationale, fix, examples and graph-break site links."""
+def rule_command(rule_id: str = typer.Argument(..., help="A rule id (BRK102) or a graph-break id (GB0124).")) -> None:
+    """Explain one rule: rationale, fix, examples and graph-break site links.
+
+    A Dynamo graph-break id (the rule id of a break no breakscan rule predicted) is described
+    from the installed torch's graph-break registry.
+    """
     from rich.markdown import Markdown
 
     from breakscan.catalog import load_catalog
+    from breakscan.report.ruleinfo import GB_ID
     from breakscan.report.sarif_rules import rule_help_markdown
 
-    rule = load_catalog().get(rule_id.upper())
-    if rule is None:
+    catalog = load_catalog()
+    key = rule_id.strip().upper()
+    rule = catalog.get(key)
+    if rule is not None:
+        text = rule_help_markdown(rule)
+    elif GB_ID.match(key):
+        text = gb_id_markdown(key, catalog)
+    else:
         raise fail(f"unknown rule id {rule_id!r} (see `breakscan rules`)")
-    make_console(Color.auto).print(Markdown(rule_help_markdown(rule)))
+    make_console(Color.auto).print(Markdown(text))
+
+
+def gb_id_markdown(gb_id: str, catalog: dict) -> str:
+    """`breakscan rule GBnnnn`: the registry entry of the installed torch (title, explanation,
+    hints, link) and the catalog rules that predict the break. Without torch, says so and
+    gives what needs no torch. Raises typer.Exit(2) for an id the installed registry lacks."""
+    from breakscan.catalog import gb_registry_entry, gb_registry_file
+    from breakscan.report.sarif_rules import gb_help_markdown
+    from breakscan.scan import installed_torch_version
+
+    predicting = [r for r in catalog.values() if gb_id in r.gb_ids]
+    rules = "\n".join(f"- `{r.id}` {r.title}" for r in predicting)
+    rules_part = f"Predicted by breakscan rules:\n\n{rules}" if rules else "No breakscan rule predicts it yet."
+    registry = gb_registry_file()
+    if registry is None:
+        why = "torch is not installed" if installed_torch_version() is None else (
+            f"torch {installed_torch_version()} has no graph-break registry")
+        return "\n\n".join([
+            f"**{gb_id}: a Dynamo graph-break id**",
+            f"breakscan describes graph-break ids from torch's graph-break registry, and {why} here "
+            "(`pip install 'breakscan[dynamic]'`).",
+            rules_part,
+            f"[{gb_id} on the graph-break site]({gb_link_of(gb_id)})",
+        ])
+    entry = gb_registry_entry(gb_id)
+    if entry is None:
+        raise fail(f"unknown graph-break id {gb_id!r}: not in the graph-break registry of torch "
+                   f"{installed_torch_version()} (see {gb_link_of(gb_id)})")
+    source = f"From the graph-break registry of torch {installed_torch_version()}."
+    return "\n\n".join([f"**{gb_id}: {entry.get('Gb_type') or 'Dynamo graph break'}**", source,
+                        gb_help_markdown(gb_id, entry, rules_part)])
+
+
+def gb_link_of(gb_id: str) -> str:
+    """The graph-break site's page for `gb_id`."""
+    from breakscan.report.ruleinfo import gb_link
+
+    return gb_link(gb_id)
 
 
 @app.command("version")
