@@ -76,7 +76,8 @@ RootOption = Annotated[Optional[Path], typer.Option(help="Root for relative path
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="pyproject.toml to read.")]
 ColorOption = Annotated[Color, typer.Option(help="auto|always|never (NO_COLOR is honoured).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print findings only, no summary.")]
-VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks for internal errors.")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v",
+                                             help="Findings in libraries in full; tracebacks for internal errors.")]
 
 
 def fail(message: str) -> "typer.Exit":
@@ -200,8 +201,13 @@ def check(
 
         applied = baselines.apply(report, known)
         report.findings, report.baselined = applied.kept, applied.hidden
+    if report.files_scanned == 0 and not report.findings and not fixed:
+        # As ruff does: a warning and exit 0 (an empty tree is not an error; a CI glob may match nothing).
+        typer.echo("breakscan: warning: No Python files found under the given path(s)", err=True)
+        if output_format is Format.text and output is None:
+            raise typer.Exit(EXIT_OK)
     _attach_fixes(report, catalog, fixed, verbose, output_format, quiet)
-    _emit(report, catalog, output_format, output, color, quiet)
+    _emit(report, catalog, output_format, output, color, quiet, verbose)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
@@ -351,14 +357,15 @@ def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, tim
         config.dynamic = False
 
 
-def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool) -> None:
+def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool,
+          verbose: bool = False) -> None:
     from breakscan.report import renderer
 
     if output_format is Format.text and output is None:
         from breakscan.report.terminal import print_report
 
         console = make_console(color)
-        print_report(report, catalog, console, quiet=quiet)
+        print_report(report, catalog, console, quiet=quiet, verbose=verbose)
         return
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
@@ -433,7 +440,7 @@ def run_command(
         shown = "killed on timeout" if code is None else f"exited with status {code}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
     _attach_fixes(report, catalog, [], verbose, output_format, quiet)
-    _emit(report, catalog, output_format, output, color, quiet)
+    _emit(report, catalog, output_format, output, color, quiet, verbose)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
     raise typer.Exit(EXIT_FINDINGS if failing and not exit_zero else EXIT_OK)
@@ -501,7 +508,9 @@ def rule_command(rule_id: str = typer.Argument(..., help="A rule id (BRK102) or 
         text = gb_id_markdown(key, catalog)
     else:
         raise fail(f"unknown rule id {rule_id!r} (see `breakscan rules`)")
-    make_console(Color.auto).print(Markdown(text))
+    from breakscan.report.terminal import Trimmed
+
+    make_console(Color.auto).print(Trimmed(Markdown(text)))
 
 
 def gb_id_markdown(gb_id: str, catalog: dict) -> str:

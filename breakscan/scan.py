@@ -192,7 +192,10 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
 def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *, root: Path,
                  show_refuted: bool = False) -> Report:
     """Merge both passes, apply selection and severities, and make the Report."""
-    findings = merge(static.findings, outcome.findings, outcome.traced)
+    from breakscan.callsite import at_user_call_site
+
+    observed = at_user_call_site(outcome.findings, outcome.entries, root)
+    findings = merge(static.findings, observed, outcome.traced)
     findings = [f.replace(severity=effective_severity(f.rule_id, f.severity, config))
                 for f in findings if f.rule_id.startswith("BRK9") or rule_selected(f.rule_id, config)]
     return Report(root=root, findings=findings, files_scanned=static.files_scanned,
