@@ -10,6 +10,7 @@ examples that called its entry. The library location stays the innermost frame o
 
 from __future__ import annotations
 
+import linecache
 from pathlib import Path
 
 from breakscan.dynamic.runner import in_project
@@ -41,5 +42,11 @@ def _moved(f: Finding, entry_site: Frame | None, root: Path) -> Finding:
         site, stack = entry_site, (entry_site, *stack)
     if site is None:
         return f
-    return f.replace(path=site.path, line=site.line, column=site.column or 1, end_line=None, end_column=None,
-                     code="", stack=stack)
+    return f.replace(path=site.path, line=site.line, column=site.column or _first_column(site), end_line=None,
+                     end_column=None, code="", stack=stack)
+
+
+def _first_column(frame: Frame) -> int:
+    """1-based column of the first non-blank character of the frame's line (1 if unreadable)."""
+    text = linecache.getline(frame.path, frame.line)
+    return len(text) - len(text.lstrip()) + 1 if text.strip() else 1

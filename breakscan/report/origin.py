@@ -47,10 +47,20 @@ def call_site(f: Finding, root: Path) -> tuple[str, int] | None:
 
 def display_path(path: str, root: Path) -> str:
     """`path` as the terminal shows it: relative to `root` inside it; an installed package's
-    file from its package (`transformers/models/...`, not `.venv/lib/python3.11/site-packages/...`)."""
+    file from its package (`transformers/models/...`, not `.venv/lib/python3.11/site-packages/...`);
+    another file near the root as `../libs/x.py` (at most two levels up), else absolute."""
     shown = relative_path(path, root)
     short = _PACKAGES.sub("", shown)
-    return short if short != shown else shown.replace(os.sep, "/") if os.sep != "/" else shown
+    if short != shown:
+        return short.replace(os.sep, "/")
+    if os.path.isabs(shown):
+        try:
+            rel = os.path.relpath(os.path.normpath(shown), os.path.realpath(root))
+        except ValueError:  # another drive
+            return shown
+        if rel.split(os.sep)[:3].count("..") <= 2:
+            return rel.replace(os.sep, "/")
+    return shown
 
 
 def shorten_paths(text: str) -> str:

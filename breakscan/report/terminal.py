@@ -85,7 +85,8 @@ def print_report(report: Report, rules: dict[str, Rule], console: Console, *, qu
     sources = SourceCache()
     own, libraries = split_by_origin(sorted(report.visible(), key=Finding.sort_key), report.root)
     if libraries:
-        console.print(Text(f"In your code: {len(own)} finding(s)", style="bold"))
+        console.print(Text(f"In your code: {len(own)} finding(s)" if own else "In your code: no findings",
+                           style="bold"))
         console.print()
     _print_by_file(own, report, rules, sources, console)
     if libraries:
