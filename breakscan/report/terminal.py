@@ -28,7 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from breakscan.catalog import Rule
-from breakscan.findings import EntryReport, Finding, Kind, Report, Severity, Status, relative_path
+from breakscan.findings import EntryReport, Finding, Kind, Report, Severity, Status
 from breakscan.report.origin import call_site, display_path, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
 from breakscan.report.source import SourceCache
@@ -369,7 +369,8 @@ def _dynamic_note(report: Report) -> str:
 
 
 def status_table(report: Report) -> Table:
-    """Findings per status; refuted ones counted even while hidden."""
+    """Findings per status, refuted ones counted even while hidden; errors in a row of their own
+    (an unparsable file or a failed run is not a prediction)."""
     counts = Counter(f.status for f in report.findings if f.kind is not Kind.ERROR)
     errors = sum(f.kind is Kind.ERROR for f in report.visible())
     table = Table()
