@@ -29,7 +29,7 @@ from rich.text import Text
 
 from breakscan.catalog import Rule
 from breakscan.findings import EntryReport, Finding, Kind, Report, Severity, Status
-from breakscan.report.origin import call_site, display_path, shorten_paths, split_by_origin
+from breakscan.report.origin import call_site, display_path, happened_at, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
 from breakscan.report.source import SourceCache
 
@@ -126,8 +126,7 @@ def library_lines(findings: list[Finding], report: Report) -> list[Text]:
             head.append(" reached:")
         out.append(head)
         for f in group:
-            where = f.stack[-1] if f.stack else None
-            path, line = (where.path, where.line) if where else (f.path, f.line)
+            path, line = happened_at(f)
             text = Text("  ", no_wrap=True, overflow="ellipsis")
             text.append(clean(f"{display_path(path, report.root)}:{line}"))
             text.append(" ")
