@@ -180,6 +180,8 @@ class EntryReport:
     largest_split_by: str = ""  # the break that splits the largest graph
     seconds: float = 0.0
     error: str = ""
+    call_path: str = ""  # the user's line that called the entry first (the examples' `yield`)
+    call_line: int = 0
 
 
 @dataclass(frozen=True)

@@ -200,11 +200,15 @@ def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *,
                  show_refuted: bool = False) -> Report:
     """Merge both passes, apply suppression comments, selection and severities: the Report.
 
+    Dynamo's findings in libraries move to the user's call site first (breakscan.callsite).
     Suppressed static findings take part in the merge, so that Dynamo's break on their line is
     confirmed by them (not left `observed`), and are dropped after it with every other finding
     a comment covers (breakscan.static.suppress.apply_suppressions).
     """
-    findings = merge([*static.findings, *static.suppressed], outcome.findings, outcome.traced)
+    from breakscan.callsite import at_user_call_site
+
+    observed = at_user_call_site(outcome.findings, outcome.entries, root)
+    findings = merge([*static.findings, *static.suppressed], observed, outcome.traced)
     findings, suppressed = apply_suppressions(findings, static.gb_ids)
     findings = [f.replace(severity=effective_severity(f.rule_id, f.severity, config))
                 for f in findings if f.rule_id.startswith("BRK9") or rule_selected(f.rule_id, config)]

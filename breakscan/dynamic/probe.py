@@ -415,6 +415,31 @@ def fullgraph_message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {gb_type}{ident}{where}"
 
 
+def break_summary(record: dict[str, Any]) -> dict[str, Any]:
+    """`{gb_type, gb_id, path, line}` of a `break` record, or of a `fallback` record (a frame
+    Dynamo gave up on: `compilation_metrics` names the failing user frame, its `parsed` reason
+    the type and id)."""
+    if "fail_type" not in record:
+        return {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}
+    parsed = record.get("parsed") or {}
+    return {
+        "gb_type": parsed.get("gb_type") or str(record.get("fail_type") or ""),
+        "gb_id": parsed.get("gb_id") or "",
+        "path": record.get("fail_user_frame_filename") or record.get("co_filename") or "",
+        "line": record.get("fail_user_frame_lineno") or record.get("co_firstlineno") or 0,
+    }
+
+
+def call_site(examples: Any, func: Callable[..., Any]) -> tuple[str, int]:
+    """(path, line) in the user's examples code that made the current call: the `yield` a
+    generator is suspended at, else the examples function's first line (a returned list)."""
+    frame = getattr(examples, "gi_frame", None)
+    if frame is not None:
+        return os.path.abspath(frame.f_code.co_filename), int(frame.f_lineno)
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    return (os.path.abspath(code.co_filename), int(code.co_firstlineno)) if code else ("", 0)
+
+
 class EntryRun:
     """One entry in progress: a compiled fn and the calls made so far (calls run as yielded)."""
 
@@ -439,7 +464,7 @@ class EntryRun:
         """A break or fallback record of this entry (from the collector)."""
         self.broke = True
         if self.calls == 0 and not record.get("escaped"):  # a frame that failed to compile splits no graph
-            self.order.append({"break": {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
+            self.order.append({"break": break_summary(record)})
 
     def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
         """One default-mode call (the oracle); a raise or exit stops the entry's calls."""
@@ -505,7 +530,8 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
             writer.write({"type": "no_examples", "target": request["target"]})
             return
         phase = "examples"
-        for item in call_examples(func, device):
+        examples = iter(call_examples(func, device))
+        for item in examples:
             _stop_if_interrupted()
             fn, args, kwargs = normalise(item)
             if current is None or current.fn is not fn:
@@ -513,7 +539,9 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
                     current.finish(collector, writer)
                 path, line, qualname = fn_location(fn)
                 name = entry_name(path, qualname, request["project_root"], seen)
-                writer.write({"type": "entry_start", "entry": name, "path": path, "line": line})
+                site_path, site_line = call_site(examples, func)
+                writer.write({"type": "entry_start", "entry": name, "path": path, "line": line,
+                              "call_path": site_path, "call_line": site_line})
                 collector.begin(name)
                 current = EntryRun(torch, fn, name, (path, line), backend)
                 collector.on_break = current.on_break

@@ -67,7 +67,8 @@ INTERRUPT_GRACE_S = 5.0  # examples mode: seconds from a forwarded Ctrl-C to SIG
 LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 SENTENCE_END_RE = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!etc)\.\s")
-USELESS_HINTS = ("Please report an issue to PyTorch", "This graph break is fundamental")
+USELESS_HINTS = ("Please report an issue to PyTorch", "This graph break is fundamental",
+                 "This is likely to be a Dynamo bug")
 
 
 @dataclass
@@ -295,9 +296,40 @@ def _program_entry(rep: EntryReport, records: list[dict[str, Any]]) -> EntryRepo
     """Run mode's one entry: graphs and ops from the frames the program compiled."""
     ops = [int(r.get("graph_op_count") or 0) for r in records if r.get("type") == "compiled"]
     rep.graphs, rep.ops_per_graph = len(ops), ops
-    rep.calls = len({(r.get("co_filename"), r.get("co_name")) for r in records if r.get("type") == "compiled"})
-    rep.recompiles = sum(1 for r in records if r.get("type") == "recompile" and not parse.is_resume(r.get("function", "")))
+    rep.calls = 0  # the program's calls of compiled functions are not observed in run mode
+    rep.recompiles = count_recompiles(records, rep.name)
     return rep
+
+
+def count_recompiles(records: list[dict[str, Any]], entry: str) -> int:
+    """How often `entry` was recompiled, from its `recompile` records.
+
+    Examples mode (records carry their call number): the calls that recompiled. Run mode (no
+    call numbers): each frame's recompile, except a resume function's (the rest of a frame
+    after a break) that follows its root function's recompile: the same guard failure.
+    """
+    follow = follow_ups(records)
+    recs = [(i, r) for i, r in enumerate(records) if r.get("type") == "recompile" and r.get("entry") == entry]
+    if any(r.get("call") for _, r in recs):
+        return len({r.get("call") for _, r in recs})
+    return sum(1 for i, _ in recs if i not in follow)
+
+
+def follow_ups(records: list[dict[str, Any]]) -> set[int]:
+    """Indices of the `recompile` records of a resume function (the rest of a frame after a
+    break) that follow its root function's recompile in the same entry and call (run mode has
+    no call numbers: the last root recompile): the same guard failure, seen again."""
+    out: set[int] = set()
+    roots: dict[tuple[Any, Any], str] = {}
+    for i, r in enumerate(records):
+        if r.get("type") != "recompile":
+            continue
+        key = (r.get("entry"), r.get("call"))
+        if not parse.is_resume(r.get("function", "")):
+            roots[key] = r.get("root_function", "")
+        elif roots.get(key) == r.get("root_function"):
+            out.add(i)
+    return out
 
 
 @dataclass
@@ -884,8 +916,10 @@ def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[st
         if r.get("type") == "recompile" and not parse.is_resume(r["function"])
     }
     known = [e.get("path", "") for e in entries.values() if e.get("path")]
+    follow = follow_ups(records)
     found: dict[tuple[str, str, int, str], Finding] = {}
-    for r in records:
+    seen: dict[tuple[str, str, int, str], set[Any]] = {}  # calls (records in run mode) counted per key
+    for i, r in enumerate(records):
         if r.get("type") != "recompile":
             continue
         entry = r.get("entry", "")
@@ -898,9 +932,11 @@ def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[st
             prev = found.get(key)
             if prev is None:
                 found[key] = _recompile_finding(r, failure, entry, path, line, records, root)
-            elif r.get("call") not in prev.extra["calls"]:
-                prev.extra["calls"].append(r.get("call"))
+            elif i not in follow and (r.get("call") or ("record", i)) not in seen[key]:
+                if r.get("call"):
+                    prev.extra["calls"].append(r.get("call"))
                 prev.extra["count"] += 1
+            seen.setdefault(key, set()).add(r.get("call") or ("record", i))  # run mode: no call numbers
     return [_with_count(f) for f in found.values()]
 
 
@@ -1118,10 +1154,13 @@ def _placed_fullgraph(text: str, mine: list[Finding]) -> str:
 
 def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
     """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
-    path, line = _placed(brk.get("path") or "", int(brk.get("line") or 0), mine)
-    where = relative_label(Path(path), root) if root and path else Path(path).name
     gb_id = brk.get("gb_id") or ""
-    return f"{where}:{line} {brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
+    what = f"{brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
+    if not brk.get("path"):  # no location known: say what, not `:0`
+        return what
+    path, line = _placed(brk["path"], int(brk.get("line") or 0), mine)
+    where = relative_label(Path(path), root) if root else Path(path).name
+    return f"{where}:{line} {what}"
 
 
 def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
@@ -1132,7 +1171,8 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
         t = r.get("type")
         if t == "entry_start":
             reports[r["entry"]] = EntryReport(name=r["entry"], path=r.get("path", ""), line=int(r.get("line") or 0),
-                                              error="did not finish")
+                                              error="did not finish", call_path=r.get("call_path") or "",
+                                              call_line=int(r.get("call_line") or 0))
         elif t == "entry_end" and r.get("entry") in reports:
             rep = reports[r["entry"]]
             rep.calls, rep.graphs = int(r.get("calls", 0)), int(r.get("graphs", 0))
@@ -1150,8 +1190,7 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
             del rep.extra_order
         rep.fullgraph_error = _placed_fullgraph(rep.fullgraph_error, mine)
         rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
-        rep.recompiles = len({(r.get("call")) for r in records
-                              if r.get("type") == "recompile" and r.get("entry") == rep.name})
+        rep.recompiles = count_recompiles(records, rep.name)
         errors = [f for f in mine if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED)]
         if errors:
             rep.error = errors[0].message
