@@ -181,7 +181,7 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
     try:
         static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
                             jobs=config.jobs or default_jobs(), cache=Cache(root) if config.cache else None,
-                            progress=on_file)
+                            progress=on_file, dynamo_config=config.dynamo_config)
     finally:
         if hasattr(on_file, "close"):
             on_file.close()
