@@ -125,7 +125,8 @@ def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, 
 
     def one(share: list[int]):
         return run_dynamic_many([targets[i] for i in share], project_root=root, device=config.device,
-                                timeout=config.timeout, backend=config.backend, progress=progress)
+                                timeout=config.timeout, backend=config.backend, progress=progress,
+                                dynamo_config=config.dynamo_config)
 
     results: dict[int, object] = {}
     with ThreadPoolExecutor(max_workers=n) as pool:

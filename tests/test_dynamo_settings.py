@@ -287,7 +287,30 @@ def breakscan_examples():
 ])
 def test_real_dynamo_agrees(tmp_path, source):
     code, report = scan(tmp_path, {"m.py": source + EXAMPLES}, dynamic=True)
+    check_agreement(report)
+
+
+def check_agreement(report) -> None:
     assert isinstance(report, dict), report
     statuses = [(f["rule_id"], f["status"]) for f in report["findings"]]
     assert not [s for s in statuses if s[1] in ("observed", "refuted")], statuses
     assert all(s == ("BRK102", "confirmed") for s in statuses), statuses
+
+
+@requires_torch
+def test_real_dynamo_agrees_with_the_pyproject_table_and_targets_keep_their_own_settings(tmp_path):
+    """The table is applied in the dynamic pass's child too; a file's own config writes do not
+    leak into the next file run in the same child."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.breakscan]\ndynamo-config = { capture_dynamic_output_shape_ops = true, '
+        'ignore_logging_functions = ["print"] }\n', encoding="utf-8")
+    files = {
+        "a.py": "import torch\ntorch._dynamo.config.capture_scalar_outputs = True\n\n\n"
+                "@torch.compile(backend='eager')\ndef f(x):\n    return x * x.sum().item()\n" + EXAMPLES,
+        "b.py": "import torch\n\n\n@torch.compile(backend='eager')\ndef f(x):\n"
+                "    print('step')\n    return x * x.sum().item() + torch.nonzero(x).sum()\n" + EXAMPLES,
+    }
+    _, report = scan(tmp_path, files, dynamic=True)
+    assert isinstance(report, dict), report
+    check_agreement(report)
+    assert [(f["path"], f["rule_id"]) for f in report["findings"]] == [("b.py", "BRK102")]

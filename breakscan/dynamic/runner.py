@@ -110,8 +110,12 @@ def run_dynamic_many(
     backend: str = "eager",
     python: str | None = None,
     progress: ProgressFn | None = None,
+    dynamo_config: dict[str, Any] | None = None,
 ) -> list[DynamicResult]:
     """Run several targets in one child; one DynamicResult per target, in order.
+
+    `dynamo_config` (the checked `[tool.breakscan] dynamo-config`) is applied to
+    `torch._dynamo.config` in the child before user code is imported.
 
     `timeout` is per target. If the child dies, the target it was in gets the crash finding
     and the remaining targets run in a fresh child. `progress` is called (in this thread)
@@ -125,6 +129,7 @@ def run_dynamic_many(
         request = {
             "targets": [{"index": i, "target": str(resolved[i][0]), "entry": resolved[i][1]} for i in pending],
             "device": device, "backend": backend, "project_root": str(project_root),
+            "dynamo_config": {k: sorted(v) if isinstance(v, frozenset) else v for k, v in (dynamo_config or {}).items()},
         }
         workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
         try:
