@@ -52,7 +52,7 @@ ENV_VARS = {
 # fullgraph=True turns these on for its region (measured on 2.13: `.item()`, `.tolist()`, `int(t)`,
 # a tensor size argument, `nonzero` and boolean-mask indexing all compile in one graph there).
 FULLGRAPH_IMPLIES = {"capture_scalar_outputs": True, "capture_dynamic_output_shape_ops": True}
-_SILENCER = re.compile(r"^(callee in )?([a-z_][a-z0-9_]*)(?:=(true|false))?$")
+_SILENCER = re.compile(r"^(callee in )?([a-z_][a-z0-9_]*)(?:=(true|false))?(?: with (plain|constant) arguments)?$")
 
 
 class SettingError(ValueError):
@@ -109,7 +109,10 @@ def _normal(name: str) -> str:
 
 def check_silencer(text: str) -> None:
     """Raise ValueError unless `text` is a `silenced_by` entry: `setting`, `setting=false`, or
-    `callee in setting` (the matched call's callee is in a function-set setting)."""
+    `callee in setting` (the matched call's callee is in a function-set setting), optionally
+    followed by ` with plain arguments` (every argument a literal, an f-string of names, or a
+    name: what Dynamo's `can_reorder_logs` accepts, tensors and constants) or ` with constant
+    arguments` (literals only: `logging.info("v %s", t)` with a tensor still breaks on 2.13)."""
     m = _SILENCER.match(text)
     if not m or m.group(2) not in DEFAULTS:
         raise ValueError(f"bad silenced_by entry {text!r} (known settings: {', '.join(DEFAULTS)})")
@@ -136,12 +139,13 @@ class DynamoSettings:
         return DynamoSettings(items, fullgraph)
 
 
-def silenced(silenced_by: tuple[str, ...], settings: DynamoSettings, callees: set[str]) -> str | None:
+def silenced(silenced_by: tuple[str, ...], settings: DynamoSettings, callees: set[str],
+             arguments: str = "") -> str | None:
     """The `silenced_by` entry that holds under `settings` (a match whose callee names are
-    `callees`), else None. Entries: see check_silencer."""
+    `callees`; `arguments`: "constant", "plain" or "" as plain_arguments says), else None."""
     for entry in silenced_by:
         m = _SILENCER.match(entry)
-        if not m:
+        if not m or (m.group(4) and (not arguments or (m.group(4) == "constant" and arguments != "constant"))):
             continue
         value = settings.get(m.group(2))
         if m.group(1):
@@ -438,3 +442,31 @@ def callee_names(info, node) -> set[str]:
     if isinstance(node.func, cst.Attribute) and not qual.startswith("logging."):  # a logger object's method
         names.add(f"logging.Logger.{node.func.attr.value}")
     return names
+
+
+def plain_arguments(node) -> str:
+    """"constant" when every argument of a libcst call is a literal; "plain" when each is a
+    literal, a bare name, or an f-string of names (Dynamo reorders a logging call only when its
+    arguments are tensors, constants or format strings: `can_reorder_logs` in
+    torch/_dynamo/variables/misc.py; `file=sys.stderr`, `x.shape` or a list display are not);
+    else ""."""
+    import libcst as cst
+
+    if not isinstance(node, cst.Call):
+        return ""
+    constant = True
+    literals = (cst.SimpleString, cst.ConcatenatedString, cst.Integer, cst.Float)
+    for arg in node.args:
+        value = arg.value
+        if arg.star or (arg.keyword is not None and arg.keyword.value == "file"):
+            return ""
+        if isinstance(value, cst.FormattedString):
+            constant = False
+            if not all(isinstance(part.expression, cst.Name) for part in value.parts
+                       if isinstance(part, cst.FormattedStringExpression)):
+                return ""
+        elif isinstance(value, cst.Name):
+            constant = constant and value.value in ("None", "True", "False")
+        elif not isinstance(value, literals):
+            return ""
+    return "constant" if constant else "plain"

@@ -32,7 +32,8 @@ from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static import frames
 from breakscan.static.checks import IMPLEMENTED_CHECKS as CHECKS_PER_FUNCTION
 from breakscan.static.checks import RegionVisitor, RuleIndex
-from breakscan.static.dynamo_settings import DynamoSettings, SettingsResolver, callee_names, silenced
+from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
+                                              silenced)
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.positions import Locator
 from breakscan.static.regions import Region, RegionFinder
@@ -300,7 +301,8 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         if key in seen or is_suppressed(hit.rule.id, lines, span.line, span.end_line):
             continue
         dynamo = (settings or {}).get(hit.region.key, _DEFAULT_SETTINGS)
-        if hit.rule.silenced_by and silenced(hit.rule.silenced_by, dynamo, callee_names(info, hit.node)):
+        if hit.rule.silenced_by and silenced(hit.rule.silenced_by, dynamo, callee_names(info, hit.node),
+                                             plain_arguments(hit.node)):
             continue  # a Dynamo setting in effect for this region captures the pattern
         seen.add(key)
         code = item.module.code_for_node(hit.node).strip()
