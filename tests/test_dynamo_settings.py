@@ -315,3 +315,18 @@ def test_real_dynamo_agrees_with_the_pyproject_table_and_targets_keep_their_own_
     assert isinstance(report, dict), report
     check_agreement(report)
     assert [(f["path"], f["rule_id"]) for f in report["findings"]] == [("b.py", "BRK102")]
+
+
+@pytest.mark.parametrize("fullgraph,expected", [("True", []), ("False", [("BRK102", 7)])])
+def test_fullgraph_on_a_compiled_method(tmp_path, fullgraph, expected):
+    source = f"""
+        import torch
+
+
+        class Net(torch.nn.Module):
+            @torch.compile(fullgraph={fullgraph})
+            def step(self, x):
+                return x * x.sum().item()
+        """
+    _, report = scan(tmp_path, {"m.py": source}, "--regions", "explicit")
+    assert rules_of(report) == expected

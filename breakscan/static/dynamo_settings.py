@@ -191,6 +191,7 @@ class _Collector:
     def __init__(self, info) -> None:
         self.info = info
         self.out = FileSettings()
+        self.qualnames: dict[int, str] = {}  # id(method node) -> "Class.method"
 
     def _qual(self, node: ast.AST) -> str:
         name = ast_dotted(node)
@@ -224,12 +225,28 @@ class _Collector:
         return [(ALIASES.get(n, n), op, v) for n, op, v in writes if v is not None]
 
     def _compile_fullgraph(self, call: ast.Call) -> bool | None:
-        for kw in call.keywords:
-            if kw.arg == "fullgraph" and isinstance(kw.value, ast.Constant):
+        for kw in call.keywords:  # `nopython=True` is torch._dynamo.optimize's spelling
+            if kw.arg in ("fullgraph", "nopython") and isinstance(kw.value, ast.Constant):
                 return bool(kw.value.value)
         return None
 
+    def _compile_call(self, node: ast.AST) -> tuple[str, bool | None] | None:
+        """(target, fullgraph) of `torch.compile(f, ...)` or `torch.compile(...)(f)`, else None."""
+        if not isinstance(node, ast.Call) or not node.args:
+            return None
+        if self._qual(node.func) in COMPILE_CALLS:
+            return _target_text(node.args[0]), self._compile_fullgraph(node)
+        inner = node.func
+        if isinstance(inner, ast.Call) and not inner.args and self._qual(inner.func) in COMPILE_CALLS:
+            return _target_text(node.args[0]), self._compile_fullgraph(inner)
+        return None
+
     def run(self, tree: ast.Module) -> FileSettings:
+        for stmt in tree.body:  # qualnames as the index writes them: `f`, `Class.method`
+            if isinstance(stmt, ast.ClassDef):
+                for sub in stmt.body:
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        self.qualnames[id(sub)] = f"{stmt.name}.{sub.name}"
         for node in ast.walk(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 self._assign(node)
@@ -245,6 +262,7 @@ class _Collector:
         return self.out
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        qualname = self.qualnames.get(id(node), node.name)
         compile_at = None
         for i, dec in enumerate(node.decorator_list):
             func = dec.func if isinstance(dec, ast.Call) else dec
@@ -252,13 +270,13 @@ class _Collector:
                 compile_at = i
                 fullgraph = self._compile_fullgraph(dec) if isinstance(dec, ast.Call) else None
                 if fullgraph is not None:
-                    self.out.options.append((f"def:{node.name}", fullgraph))
+                    self.out.options.append((f"def:{qualname}", fullgraph))
         for i, dec in enumerate(node.decorator_list):
             writes = self._patch_writes(dec)
             if writes:
                 above = compile_at is not None and i < compile_at
                 self.out.patches.append(PatchScope(writes, _called_names(node.body),
-                                                   root=node.name if above else ""))
+                                                   root=qualname if above else ""))
 
     def _assign(self, node: ast.Assign | ast.AugAssign) -> None:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -272,9 +290,8 @@ class _Collector:
                   and isinstance(target.slice, ast.Constant) and target.slice.value in ENV_VARS
                   and isinstance(node.value, ast.Constant)):
                 self.out.env[target.slice.value] = str(node.value.value)
-            elif isinstance(target, ast.Name) and isinstance(node.value, ast.Call) \
-                    and self._qual(node.value.func) in COMPILE_CALLS and node.value.args:
-                compiled = _target_text(node.value.args[0])
+            elif isinstance(target, ast.Name) and self._compile_call(node.value):
+                compiled = self._compile_call(node.value)[0]
                 if compiled:
                     self.out.compiled_vars[target.id] = compiled
 
@@ -289,9 +306,8 @@ class _Collector:
                 and len(node.args) == 2 and all(isinstance(a, ast.Constant) for a in node.args) \
                 and node.args[0].value in ENV_VARS:
             self.out.env.setdefault(node.args[0].value, str(node.args[1].value))
-        elif self._qual(func) in COMPILE_CALLS and node.args:
-            fullgraph = self._compile_fullgraph(node)
-            target = _target_text(node.args[0])
+        elif self._compile_call(node):
+            target, fullgraph = self._compile_call(node)
             if fullgraph is not None and target:
                 self.out.options.append((target, fullgraph))
         elif isinstance(func, ast.Attribute) and func.attr == "compile" and not node.args:
