@@ -330,3 +330,24 @@ def test_fullgraph_on_a_compiled_method(tmp_path, fullgraph, expected):
         """
     _, report = scan(tmp_path, {"m.py": source}, "--regions", "explicit")
     assert rules_of(report) == expected
+
+
+def test_wrong_value_type_in_pyproject_is_a_config_error(tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.breakscan]\ndynamo-config = { capture_scalar_outputs = "yes", ignore_logging_functions = "print" }\n',
+        encoding="utf-8")
+    code, out = scan(tmp_path, {"m.py": "import torch\n" + ITEM})
+    assert code == 2
+    assert "capture_scalar_outputs must be true or false" in str(out)
+
+
+def test_rule_file_with_a_bad_silenced_by_entry_is_rejected(tmp_path):
+    from breakscan.catalog import CatalogError, load_rule, rules_dir
+
+    text = (rules_dir() / "BRK102.toml").read_text(encoding="utf-8")
+    bad = tmp_path / "BRK102.toml"
+    bad.write_text(text.replace('silenced_by = ["capture_scalar_outputs"]', 'silenced_by = ["capture_scalars"]'),
+                   encoding="utf-8")
+    with pytest.raises(CatalogError, match="capture_scalars"):
+        load_rule(bad)
+    assert load_rule(rules_dir() / "BRK102.toml").silenced_by == ("capture_scalar_outputs",)
