@@ -433,7 +433,7 @@ def _run_program(script, module, argv, own, config, catalog, scan_root, backend,
     static = static_pass(own, config, catalog, root=scan_root, verbose=verbose)
     result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
                                project_root=scan_root, device=config.device, timeout=config.timeout,
-                               backend=backend)
+                               backend=backend, dynamo_config=config.dynamo_config)
     outcome = DynamicOutcome()
     merge_dynamic(outcome, result)
     return build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted), code

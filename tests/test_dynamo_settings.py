@@ -351,3 +351,18 @@ def test_rule_file_with_a_bad_silenced_by_entry_is_rejected(tmp_path):
     with pytest.raises(CatalogError, match="capture_scalars"):
         load_rule(bad)
     assert load_rule(rules_dir() / "BRK102.toml").silenced_by == ("capture_scalar_outputs",)
+
+
+@requires_torch
+@pytest.mark.parametrize("table,expected", [("", [("BRK102", "confirmed")]),
+                                            ("dynamo-config = { capture_scalar_outputs = true }\n", [])])
+def test_breakscan_run_applies_the_pyproject_table(tmp_path, table, expected):
+    (tmp_path / "pyproject.toml").write_text("[tool.breakscan]\n" + table, encoding="utf-8")
+    (tmp_path / "prog.py").write_text(
+        "import torch\n\n\n@torch.compile(backend='eager')\ndef f(x):\n    return x * x.sum().item()\n\n\n"
+        "f(torch.ones(3))\n", encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHDYNAMO_")}
+    subprocess.run([BREAKSCAN, "run", "--format", "json", "-o", "out.json", "prog.py"], cwd=tmp_path, env=env,
+                   capture_output=True, text=True, timeout=600)
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [(f["rule_id"], f["status"]) for f in report["findings"]] == expected
