@@ -77,7 +77,8 @@ def known_settings() -> frozenset[str]:
         except (OSError, SyntaxError, ValueError):
             continue
         for stmt in tree.body:
-            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target] if isinstance(stmt, ast.AnnAssign) else []
+            targets = (stmt.targets if isinstance(stmt, ast.Assign)
+                       else [stmt.target] if isinstance(stmt, ast.AnnAssign) else [])
             names.update(t.id for t in targets if isinstance(t, ast.Name) and not t.id.startswith("_"))
     return frozenset(names)
 
