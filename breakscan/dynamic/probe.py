@@ -588,11 +588,11 @@ def install_logging(torch: Any, collector: Collector) -> None:
 
 def apply_dynamo_config(torch: Any, table: dict[str, Any]) -> None:
     """Apply `[tool.breakscan] dynamo-config` (already checked by the parent) before user code
-    runs: booleans and numbers as they are, lists of dotted function names (`"print"`,
-    `"logging.Logger.info"`) as sets of the functions they name; a name that does not
-    resolve is left out."""
+    runs: values as they are, except that a list for a set of functions holds dotted names
+    (`"print"`, `"logging.Logger.info"`) and becomes the set of the functions they name (a name
+    that does not resolve is left out)."""
     for name, value in table.items():
-        if isinstance(value, list):
+        if isinstance(value, list) and isinstance(getattr(torch._dynamo.config, name, None), set):
             value = {obj for obj in map(resolve_dotted, value) if obj is not None}
         setattr(torch._dynamo.config, name, value)
 
