@@ -96,6 +96,7 @@ class Rule:
     python_versions: str = ""  # a Python range like "<3.12" when the pattern depends on it
     verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
     autofix: AutoFix | None = None  # `[autofix]`: the rule is fixable by `--fix`
+    silenced_by: tuple[str, ...] = ()  # Dynamo settings under which the pattern does not break
     source: Path | None = field(default=None, compare=False)
 
     def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
@@ -185,6 +186,7 @@ def load_rule(path: Path) -> Rule:
             python_versions=data.get("python", ""),
             verified=tuple(data.get("verified", ())),
             autofix=_autofix(path, data.get("autofix")),
+            silenced_by=_silenced_by(data.get("silenced_by", ())),
             source=path,
         )
     except KeyError as exc:
@@ -196,6 +198,18 @@ def load_rule(path: Path) -> Rule:
     version_in_range((2, 0), rule.torch_versions)  # validate the ranges now
     version_in_range((3, 10), rule.python_versions)
     return rule
+
+
+def _silenced_by(raw: Any) -> tuple[str, ...]:
+    """`silenced_by = ["capture_scalar_outputs", "callee in ignore_logging_functions"]`: the Dynamo
+    settings (breakscan.static.dynamo_settings) under which the rule's pattern compiles without a
+    break. Raises ValueError on an entry it cannot read."""
+    from breakscan.static.dynamo_settings import check_silencer
+
+    entries = tuple(raw)
+    for entry in entries:
+        check_silencer(entry)
+    return entries
 
 
 def _with_torch_ops(path: Path, match: dict[str, Any]) -> dict[str, Any]:

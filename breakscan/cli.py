@@ -490,7 +490,7 @@ def _run_program(script, module, argv, own, config, catalog, scan_root, backend,
     with catch_interrupts() as interrupt:
         result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
                                    project_root=scan_root, device=config.device, timeout=config.timeout,
-                                   backend=backend, stop=interrupt)
+                                   backend=backend, stop=interrupt, dynamo_config=config.dynamo_config)
     outcome = DynamicOutcome()
     merge_dynamic(outcome, result)
     report = build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted)

@@ -43,6 +43,7 @@ class Config:
     backend: str = "eager"
     jobs: int = 0  # static-pass worker processes; 0: one per CPU
     cache: bool = True
+    dynamo_config: dict = field(default_factory=dict)  # Dynamo settings applied outside the code
 
     _CHOICES = {
         "regions": ("modules", "explicit"),
@@ -131,6 +132,19 @@ _KEYS = {f.name.replace("_", "-"): f.name for f in fields(Config) if not f.name.
          and f.name not in _NOT_KEYS}
 
 
+def _dynamo_table(pyproject: Path, value: Any) -> dict[str, Any]:
+    """`dynamo-config = { capture_scalar_outputs = true, ignore_logging_functions = ["print"] }`,
+    checked against the installed torch's Dynamo settings. Raises ConfigError."""
+    from breakscan.static.dynamo_settings import SettingError, check_table
+
+    if not isinstance(value, dict):
+        raise ConfigError(f"{pyproject}: [tool.breakscan] dynamo-config must be a table")
+    try:
+        return check_table(value)
+    except SettingError as exc:
+        raise ConfigError(f"{pyproject}: {exc}") from exc
+
+
 def load_config(pyproject: Path | None) -> Config:
     """Read `[tool.breakscan]`; a missing file or table gives defaults. Raises ConfigError."""
     config = Config()
@@ -145,6 +159,9 @@ def load_config(pyproject: Path | None) -> Config:
         attr = _KEYS.get(key) or _KEYS.get(key.replace("_", "-"))
         if attr is None:
             raise ConfigError(f"{pyproject}: unknown [tool.breakscan] key {key!r}")
+        if attr == "dynamo_config":
+            config.dynamo_config = _dynamo_table(pyproject, value)
+            continue
         expected = type(getattr(config, attr))
         if attr == "torch_version":
             expected = str

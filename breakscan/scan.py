@@ -127,7 +127,8 @@ def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, 
 
     def one(share: list[int]):
         return run_dynamic_many([targets[i] for i in share], project_root=root, device=config.device,
-                                timeout=config.timeout, backend=config.backend, progress=progress, stop=stop)
+                                timeout=config.timeout, backend=config.backend, progress=progress, stop=stop,
+                                dynamo_config=config.dynamo_config)
 
     results: dict[int, object] = {}
     with ThreadPoolExecutor(max_workers=n) as pool:
@@ -187,7 +188,7 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
     try:
         static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
                             jobs=config.jobs or default_jobs(), cache=Cache() if config.cache else None,
-                            progress=on_file)
+                            progress=on_file, dynamo_config=config.dynamo_config)
     finally:
         if hasattr(on_file, "close"):
             on_file.close()

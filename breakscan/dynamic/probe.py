@@ -454,6 +454,10 @@ class EntryRun:
         self.t0 = time.perf_counter()
         torch._dynamo.reset()
         self.compiled = torch.compile(fn, backend=recording_backend(torch, backend, self._on_graph))
+        # The oracle runs in default mode to see every break; a user's fullgraph=True region
+        # captures scalar outputs and dynamic-shape ops, so the oracle does too (measured on 2.13).
+        self.captures = ({"capture_scalar_outputs": True, "capture_dynamic_output_shape_ops": True}
+                         if user_fullgraph(fn) else {})
 
     def _on_graph(self, ops: int) -> None:
         if self.calls == 0:  # the first example's graphs (what explain would have shown)
@@ -474,7 +478,8 @@ class EntryRun:
         collector.call = self.calls + 1
         collector.active = True
         try:
-            self.compiled(*args, **kwargs)
+            with self.torch._dynamo.config.patch(**self.captures):
+                self.compiled(*args, **kwargs)
             self.calls += 1
         except SystemExit as exc:
             self.raised = True
@@ -559,11 +564,14 @@ def run_targets(torch: Any, request: dict[str, Any], device: str, collector: Col
                 writer: ResultWriter) -> None:
     """Run each target of the request in turn, framed by `target_start` / `done` records.
 
-    Between targets: `torch._dynamo.reset()`, and the working directory and `sys.path` as
-    they were (user imports may change both).
+    Between targets: `torch._dynamo.reset()`, and the working directory, `sys.path` and
+    `torch._dynamo.config` as they were (user imports may change them).
     """
     targets = request.get("targets") or [{"index": 0, "target": request["target"], "entry": request.get("entry")}]
+    import warnings
+
     cwd, path = os.getcwd(), list(sys.path)
+    settings = torch._dynamo.config.get_config_copy()  # a target's `torch._dynamo.config.X = v` is its own
     for t in targets:
         _stop_if_interrupted()
         writer.write({"type": "target_start", "index": t["index"], "target": t["target"]})
@@ -571,6 +579,9 @@ def run_targets(torch: Any, request: dict[str, Any], device: str, collector: Col
         torch._dynamo.reset()
         run_examples(torch, sub, device, collector, writer)
         writer.write({"type": "done", "index": t["index"]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
+            torch._dynamo.config.load_config(settings)
         try:
             os.chdir(cwd)
         except OSError:
@@ -685,6 +696,51 @@ def install_logging(torch: Any, collector: Collector) -> None:
     trace.setLevel(logging.DEBUG)
 
 
+def apply_dynamo_config(torch: Any, table: dict[str, Any]) -> None:
+    """Apply `[tool.breakscan] dynamo-config` (already checked by the parent) before user code
+    runs: values as they are, except that a list for a set of functions holds dotted names
+    (`"print"`, `"logging.Logger.info"`) and becomes the set of the functions they name (a name
+    that does not resolve is left out)."""
+    for name, value in table.items():
+        if isinstance(value, list) and isinstance(getattr(torch._dynamo.config, name, None), set):
+            value = {obj for obj in map(resolve_dotted, value) if obj is not None}
+        setattr(torch._dynamo.config, name, value)
+
+
+def resolve_dotted(dotted: str) -> Any:
+    """The object a dotted name names: a builtin (`print`), or the longest importable module
+    prefix and attributes after it (`logging.Logger.info`); None when it does not resolve."""
+    import builtins
+    import importlib
+
+    parts = dotted.split(".")
+    if len(parts) == 1:
+        return getattr(builtins, dotted, None)
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr, None)
+        return obj
+    return None
+
+
+def user_fullgraph(fn: Any) -> bool:
+    """Whether `fn` is a function or module the user compiled with `fullgraph=True` (the flag of
+    its OptimizeContext: `dynamo_ctx` of an OptimizedModule, the wrapper's closure otherwise)."""
+    if not hasattr(fn, "_torchdynamo_orig_callable"):
+        return False
+    ctx = getattr(fn, "dynamo_ctx", None)
+    if ctx is None:
+        try:
+            ctx = inspect.getclosurevars(fn).nonlocals.get("self")
+        except (TypeError, ValueError):
+            return False
+    return bool(getattr(ctx, "fullgraph", False))
+
+
 def main(argv: list[str]) -> int:
     """Entry point of the child: `probe REQUEST.json RESULT.jsonl`.
 
@@ -720,6 +776,7 @@ def _run(request: dict[str, Any], writer: ResultWriter) -> None:
     writer.write({"type": "start", "torch_version": torch.__version__, "device": device,
                   "python": sys.version.split()[0], "pid": os.getpid()})
     collector = install_capture(torch, writer)
+    apply_dynamo_config(torch, request.get("dynamo_config") or {})
     if request.get("mode") == "run":
         code = run_program(torch, request, collector, writer)
         sys.stdout.flush()

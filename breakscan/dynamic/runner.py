@@ -133,10 +133,13 @@ def run_dynamic_many(
     python: str | None = None,
     progress: ProgressFn | None = None,
     stop: Interrupt | None = None,
+    dynamo_config: dict[str, Any] | None = None,
 ) -> list[DynamicResult]:
     """Run several targets in one child; one DynamicResult per target, in order.
 
     A target is (file, name of its examples function, or None for `breakscan_examples`).
+    `dynamo_config` (the checked `[tool.breakscan] dynamo-config`) is applied to
+    `torch._dynamo.config` in the child before user code is imported.
 
     `timeout` is per target. If the child dies, the target it was in gets the crash finding
     and the remaining targets run in a fresh child. `progress` is called (in this thread)
@@ -157,6 +160,7 @@ def run_dynamic_many(
         request = {
             "targets": [{"index": i, "target": str(resolved[i][0]), "entry": resolved[i][1]} for i in pending],
             "device": device, "backend": backend, "project_root": str(project_root),
+            "dynamo_config": _table(dynamo_config),
         }
         workdir = Path(tempfile.mkdtemp(prefix="breakscan-dyn-"))
         try:
@@ -189,6 +193,11 @@ def run_dynamic_many(
     return [r for r in results if r is not None]
 
 
+def _table(dynamo_config: dict[str, Any] | None) -> dict[str, Any]:
+    """The checked dynamo-config table as JSON for the child (function sets as sorted lists)."""
+    return {k: sorted(v) if isinstance(v, frozenset) else v for k, v in (dynamo_config or {}).items()}
+
+
 def split_records(records: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[int, list[dict[str, Any]]]]:
     """(the `start` record, {target index: its records}) from a multi-target child's output."""
     start: dict[str, Any] = {}
@@ -217,9 +226,11 @@ def run_program(
     backend: str | None = None,
     python: str | None = None,
     stop: Interrupt | None = None,
+    dynamo_config: dict[str, Any] | None = None,
 ) -> tuple[DynamicResult, int | None]:
     """Run a user's program unchanged (`breakscan run`) with Dynamo's logs captured.
 
+    `dynamo_config` (`[tool.breakscan] dynamo-config`) is applied before the program starts.
     The program's stdin/stdout/stderr are this process's; it runs from `cwd`. Returns the
     findings (every compiled region it executed: breaks, fallbacks, recompiles, limit hits;
     BRK902 for an uncaught exception, BRK903 for a non-zero `sys.exit`, `os._exit`, a crash or
@@ -239,6 +250,7 @@ def run_program(
             "mode": "run", "script": str(target) if script else None, "module": module,
             "argv": list(argv or []), "label": label, "main_path": str(target), "device": device,
             "backend": backend, "project_root": str(project_root), "fault_file": str(workdir / "fault.txt"),
+            "dynamo_config": _table(dynamo_config),
         }
         outcome = _run_child(request, workdir, python or sys.executable, timeout, Path(cwd), passthrough=True,
                              stop=stop)

@@ -260,16 +260,17 @@ class Cache:
         return f"{package}.{path.stem}" if package else path.stem
 
     # phase B -----------------------------------------------------------------------------
-    def check_key(self, digest: str, regions: list, index, rules: list) -> str:
-        """The key of a file's findings; see the module docstring."""
+    def check_key(self, digest: str, regions: list, index, rules: list, extra: object = ()) -> str:
+        """The key of a file's findings; see the module docstring. `extra`: more inputs of the
+        file's findings (its regions' Dynamo settings), hashed by repr."""
         if self._types is None or self._types[0] != id(index):
             self._types = (id(index), _digest(_types_summary(index)))
         if self._rules is None or self._rules[0] != id(rules):
             self._rules = (id(rules), _digest(sorted(
-                (r.id, repr(r.match), r.message, r.severity.value, r.kind.value, r.fix, r.gb_ids)
+                (r.id, repr(r.match), r.message, r.severity.value, r.kind.value, r.fix, r.gb_ids, r.silenced_by)
                 for r in rules)))
         own = sorted((r.function.qualname, r.function.occurrence, r.chain) for r in regions)
-        return _digest((digest, own, self._types[1], self._rules[1], __version__, self.code))
+        return _digest((digest, own, self._types[1], self._rules[1], __version__, self.code, extra))
 
     def get_findings(self, path: str, key: str) -> list | None:
         """Cached findings of `path` under `key`, or None."""

@@ -31,6 +31,8 @@ from typing import TYPE_CHECKING
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static import frames
+from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
+                                              silenced)
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.regions import Region, RegionFinder
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
@@ -269,20 +271,22 @@ def index_file(path: Path) -> FileIndex:
 
 # phase B ---------------------------------------------------------------------------------------
 def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
-               verbose: bool = False) -> list[Finding]:
-    """Parse `path` with libcst and check its region functions. Never raises."""
+               verbose: bool = False, settings: dict | None = None) -> list[Finding]:
+    """Parse `path` with libcst and check its region functions. Never raises.
+
+    `settings` maps a region's key to its DynamoSettings (default: Dynamo's defaults)."""
     item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
     if isinstance(item, Finding):
         return [item]
     try:
-        return run_deep(_check_module, item, regions, index, rules, verbose)
+        return run_deep(_check_module, item, regions, index, rules, verbose, settings or {})
     except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
         detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
         return [_error(path, 1, 1, f"internal error while checking: {detail}", INTERNAL_ERROR_RULE)]
 
 
 def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
-                  verbose: bool = False) -> list[Finding]:
+                  verbose: bool = False, settings: dict | None = None) -> list[Finding]:
     from breakscan.static.checks import RegionVisitor
     from breakscan.static.positions import Locator
     from breakscan.static.syntax import indexed_functions
@@ -313,19 +317,32 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         key = (hit.rule.id, span.line)  # one finding per rule and line: a line breaks once
         if key in seen:
             continue
+        dynamo = (settings or {}).get(hit.region.key, _DEFAULT_SETTINGS)
+        if hit.rule.silenced_by and silenced(hit.rule.silenced_by, dynamo, callee_names(info, hit.node),
+                                             plain_arguments(hit.node)):
+            continue  # a Dynamo setting in effect for this region captures the pattern
         seen.add(key)
         # Kept, marked: merge pairs it with Dynamo's break on that line, then both are dropped.
         suppressed = is_suppressed(hit.rule.id, lines, span.line, span.end_line, hit.rule.gb_ids)
         code = item.module.code_for_node(hit.node).strip()
         short = code if len(code) <= 60 and "\n" not in code else code.splitlines()[0][:57] + "..."
+        message, severity = hit.rule.message.replace("{code}", short), hit.rule.severity
+        if dynamo.fullgraph and hit.rule.kind is Kind.GRAPH_BREAK:
+            message += FULLGRAPH_NOTE
+            severity = Severity.ERROR
         findings.append(Finding(
             rule_id=hit.rule.id, kind=hit.rule.kind, path=str(item.path), line=span.line,
             column=span.column, end_line=span.end_line, end_column=span.end_column,
-            message=hit.rule.message.replace("{code}", short), severity=hit.rule.severity,
+            message=message, severity=severity,
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
             chain=hit.region.chain, code=short, extra={SUPPRESSED: True} if suppressed else {},
         ))
     return errors + findings
+
+
+_DEFAULT_SETTINGS = DynamoSettings()
+FULLGRAPH_NOTE = ("; the region is compiled with fullgraph=True, so this graph break is an error: "
+                  "Dynamo raises torch._dynamo.exc.Unsupported instead of splitting the graph")
 
 
 def _extent(region: Region) -> tuple[int, int, int] | None:
@@ -390,7 +407,7 @@ def _ignore_sigint() -> None:
 
 def _check_one(path: Path) -> tuple[Path, list[Finding]]:
     return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
-                            _STATE["verbose"])
+                            _STATE["verbose"], _STATE["settings"])
 
 
 def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
@@ -474,8 +491,13 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
                verbose: bool = False, jobs: int = 1, cache=None,
-               progress: Callable[[int], None] | None = None) -> StaticResult:
+               progress: Callable[[int], None] | None = None,
+               dynamo_config: dict | None = None) -> StaticResult:
     """Scan `files` (absolute paths) with `rules` (already filtered by version and selection).
+
+    `dynamo_config` is the checked `[tool.breakscan] dynamo-config` table (Dynamo settings applied
+    outside the scanned code); with the settings the code and the environment set, it decides per
+    region which findings Dynamo would not break on (breakscan.static.dynamo_settings).
 
     `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
     `progress(n)` is called as files finish (phase B). Returns findings with status
@@ -492,6 +514,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             index.add(entry.info)
     finder = RegionFinder(index, regions_mode)
     regions = finder.compute()
+    resolver = SettingsResolver(finder, regions, dynamo_config)
+    settings = {key: resolver.for_region(region) for key, region in regions.items()}
     result.regions = len(regions)
     by_file: dict[str, list[Region]] = {}
     for region in regions.values():
@@ -500,7 +524,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     todo: list[Path] = []
     keys: dict[str, str] = {}
     for path_text, file_regions in by_file.items():
-        key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules) if cache else ""
+        key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
+                              extra=sorted((r.key, settings[r.key]) for r in file_regions)) if cache else ""
         hit = cache.get_findings(path_text, key) if cache else None
         if hit is not None:
             result.findings.extend(hit)
@@ -511,7 +536,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     if todo:
         from breakscan.static.checks import RuleIndex
 
-        state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
+        state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose,
+                 "settings": settings}
     for path, findings in (_map(_check_one, todo, jobs, state, progress) if todo else ()):
         result.findings.extend(findings)
         if cache:

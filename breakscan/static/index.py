@@ -11,6 +11,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 COMPILING_PREDICATES = {
     "torch.compiler.is_compiling", "torch._dynamo.is_compiling",
@@ -26,6 +27,7 @@ COMPILE_CALLS = {"torch.compile", "torch._dynamo.optimize", "torch.compiler.comp
 TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.tensor",
                     "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
                     "torch.arange", "torch.full", "torch.eye")
+_DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(|\boptimize\s*\(")
 
 
@@ -145,6 +147,7 @@ class ModuleInfo:
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
+    dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -539,6 +542,10 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
     indexer.statements(tree.body)
     if not source or _COMPILE_CALL.search(source):
         indexer.module_calls(tree)
+    if not source or _DYNAMO_SETTING.search(source):
+        from breakscan.static.dynamo_settings import collect
+
+        info.dynamo = collect(info, tree)
     info.rebound_globals = {n for n, count in indexer.literal_assigns.items()
                             if count > 1 or n in indexer.globals_declared}
     return info
