@@ -1,10 +1,15 @@
 """Compile regions: which functions Dynamo will trace, and the call chain from each root.
 
-Roots: functions decorated with `torch.compile`, targets of `torch.compile(...)` and
-`module.compile()`, callables yielded by `breakscan_examples()`, and (mode `modules`) every
-`nn.Module.forward`. From each root the region follows calls to project functions, methods
-(`self.m()`, `super().m()`), and submodules built in `__init__`, across files. Functions
-decorated with `torch.compiler.disable` end a region. Works on the `ast` index summaries.
+Roots: functions decorated with `torch.compile`, targets of `torch.compile(...)` in every
+applied form (`torch.compile(fn, mode=...)`, `torch.compile(mode=...)(fn)`,
+`self.f = torch.compile(self.f)`, `model.compile()`), callables yielded by
+`breakscan_examples()`, and (mode `modules`) every `nn.Module.forward`. From each root the
+region follows calls to project functions, methods (`self.m()`, `super().m()`), and submodules
+built in `__init__`, across files. Functions wrapped by `torch.compiler.disable` (decorator,
+assignment, `self.f = disable(self.f)`, a disabled class) end a region; with `recursive=False`
+only that frame is skipped and its callees are still traced; `nonstrict_trace`,
+`allow_in_graph`, `assume_constant_result` and `leaf_function` end it too (Dynamo calls them
+without tracing their bodies). Works on the `ast` index summaries.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ class RegionFinder:
         self.mode = mode
         self.regions: dict[RegionKey, Region] = {}
         self._queue: deque[Region] = deque()
+        self._skipped: set[RegionKey] = set()  # disable(recursive=False) frames already passed through
 
     def compute(self) -> dict[RegionKey, Region]:
         """Every function Dynamo will trace, by RegionKey."""
@@ -72,8 +78,13 @@ class RegionFinder:
         region = Region(module, cls, fn, chain)
         if region.key in self.regions:
             return
-        owner = cls.qualname if cls else module.name
-        if self.index.is_disabled(f"{owner}.{fn.name}"):
+        owner = f"{cls.qualname if cls else module.name}.{fn.name}"
+        if self.index.is_untraced(owner):
+            return
+        if self.index.is_disabled(owner):
+            if self.index.is_nonrecursive(owner) and region.key not in self._skipped:
+                self._skipped.add(region.key)  # its frame is skipped, its callees are frames Dynamo traces
+                self._expand_calls(region)
             return
         self.regions[region.key] = region
         self._queue.append(region)
@@ -97,19 +108,25 @@ class RegionFinder:
             self._target(info, target)
 
     def _target(self, info: ModuleInfo, target: str) -> None:
-        """A compile target written as `name`, `var.method` or `Class()`."""
+        """A compile target written as `name`, `var.attr`, `Class()` or `self:Class.attr`
+        (`self.attr` inside Class): an attribute is a method or a submodule (its `forward`)."""
         if target.endswith("()"):
             self._target_name(info.qualify(target[:-2]), ())
+            return
+        if target.startswith("self:"):
+            cls_name, _, attr = target[5:].partition(".")
+            owner = info.classes.get(cls_name)
+            if owner is not None:
+                for mod, cls, fn in self.resolve_call(info, owner, CallRef("self", attr)):
+                    self._add(mod, cls, fn, (fn.qualname,))
             return
         head, _, attr = target.partition(".")
         if head in info.var_classes:
             cls_q = info.var_classes[head]
             if attr in ("", "forward"):
                 self._add_class_forward(cls_q, ())
-            else:
-                found = self.index.method(cls_q, attr)
-                if found:
-                    mod, cls, fn = found
+            elif "." not in attr and (hit := self.index.lookup_class(cls_q)):
+                for mod, cls, fn in self.resolve_call(info, hit[1], CallRef("self", attr)):
                     self._add(mod, cls, fn, (fn.qualname,))
             return
         self._target_name(info.qualify(target), ())
@@ -168,6 +185,9 @@ class RegionFinder:
         if region.cls is not None:
             for mod, cls, fn in self.submodule_forwards(region.cls):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
+        self._expand_calls(region)
+
+    def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
