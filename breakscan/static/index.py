@@ -156,6 +156,7 @@ class ModuleInfo:
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
+    compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
 
@@ -440,47 +441,52 @@ class _Indexer:
                     for t in node.targets:
                         if isinstance(t, ast.Name):
                             self.info.var_classes[t.id] = self.info.qualify(name)
-            elif isinstance(node, ast.Call):
-                self.compile_call(node, cls)
+                compiled = self.compiled_expr(node.value)
+                text = self.compile_target(compiled, cls) if compiled is not None else None
+                if text:  # fast = torch.compile(step): calling `fast` later runs `step`
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            self.info.compiled_aliases[t.id] = text
+            if isinstance(node, ast.Call):
+                compiled = self.compiled_expr(node)
+                text = self.compile_target(compiled, cls) if compiled is not None else None
+                if text:
+                    self.info.compile_targets.append(text)
 
-    def compile_call(self, node: ast.Call, cls: str) -> None:
-        """Record the target of one call if it compiles something (see module_calls)."""
+    def compiled_expr(self, node: ast.Call) -> ast.AST | None:
+        """What the call `node` compiles, or None: `torch.compile(fn, ...)` (or `model=fn`),
+        `torch.compile(...)(fn)`, `torch._dynamo.optimize(backend)(fn)`, `model.compile()`."""
         func = node.func
         name = ast_dotted(func)
         if name is None:
             if isinstance(func, ast.Call) and node.args and self.is_compile(func):
-                self.compile_target(node.args[0], cls)  # torch.compile(mode=...)(fn)
-            return
+                return node.args[0]
+            return None
         if self.is_compile(node):
             if self.info.qualify(name) == "torch._dynamo.optimize":
-                return  # its positional argument is the backend; the target is applied after
-            target = node.args[0] if node.args else next(
-                (k.value for k in node.keywords if k.arg == "model"), None)
-            if target is not None:
-                self.compile_target(target, cls)
-        elif name.endswith(".compile") and not node.args and isinstance(func, ast.Attribute):
-            self.compile_target(func.value, cls)  # model.compile()
+                return None  # its positional argument is the backend; the target is applied after
+            return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "model"), None)
+        if name.endswith(".compile") and not node.args and isinstance(func, ast.Attribute):
+            return func.value
+        return None
 
     def is_compile(self, node: ast.Call) -> bool:
         name = ast_dotted(node.func)
         return name is not None and self.info.qualify(name) in COMPILE_CALLS
 
-    def compile_target(self, target: ast.AST, cls: str) -> None:
+    def compile_target(self, target: ast.AST, cls: str) -> str | None:
+        """The compile-target text of an expression: `name`, `var.attr`, `Class()`, `self:Class.attr`."""
         target = module_expr(self.info, target)
         if isinstance(target, ast.Call):
             callee = ast_dotted(target.func)
-            if callee:
-                self.info.compile_targets.append(callee + "()")
-            return
+            return callee + "()" if callee else None
         dotted = ast_dotted(target)
         if not dotted:
-            return
+            return None
         head, _, attr = dotted.partition(".")
         if head == "self":
-            if cls and "." not in attr:
-                self.info.compile_targets.append(f"self:{cls}.{attr or 'forward'}")
-            return
-        self.info.compile_targets.append(dotted)
+            return f"self:{cls}.{attr or 'forward'}" if cls and "." not in attr else None
+        return dotted
 
 
 def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> bool:

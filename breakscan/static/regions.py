@@ -89,12 +89,6 @@ class RegionFinder:
         self.regions[region.key] = region
         self._queue.append(region)
 
-    def _add_class_forward(self, class_qualname: str, chain: tuple[str, ...]) -> None:
-        found = self.index.method(class_qualname, "forward")
-        if found:
-            mod, cls, fn = found
-            self._add(mod, cls, fn, chain + (fn.qualname,))
-
     def _roots(self, info: ModuleInfo) -> None:
         for cls, fn in info.all_functions():
             if COMPILE_CALLS & set(fn.decorators):
@@ -108,36 +102,33 @@ class RegionFinder:
             self._target(info, target)
 
     def _target(self, info: ModuleInfo, target: str) -> None:
-        """A compile target written as `name`, `var.attr`, `Class()` or `self:Class.attr`
-        (`self.attr` inside Class): an attribute is a method or a submodule (its `forward`)."""
+        for mod, cls, fn in self.resolve_target(info, target):
+            self._add(mod, cls, fn, (fn.qualname,))
+
+    def resolve_target(self, info: ModuleInfo, target: str, _depth: int = 0) -> list[Target]:
+        """What a compile target of `info` (written as `name`, `var.attr`, `Class()` or
+        `self:Class.attr`, `self.attr` inside Class) runs; an attribute is a method or a
+        submodule (its `forward`)."""
         if target.endswith("()"):
-            self._target_name(info.qualify(target[:-2]), ())
-            return
+            return self.resolve_name(info.qualify(target[:-2]), _depth)
         if target.startswith("self:"):
             cls_name, _, attr = target[5:].partition(".")
             owner = info.classes.get(cls_name)
-            if owner is not None:
-                for mod, cls, fn in self.resolve_call(info, owner, CallRef("self", attr)):
-                    self._add(mod, cls, fn, (fn.qualname,))
-            return
+            return self.resolve_call(info, owner, CallRef("self", attr)) if owner else []
         head, _, attr = target.partition(".")
         if head in info.var_classes:
             cls_q = info.var_classes[head]
             if attr in ("", "forward"):
-                self._add_class_forward(cls_q, ())
-            elif "." not in attr and (hit := self.index.lookup_class(cls_q)):
-                for mod, cls, fn in self.resolve_call(info, hit[1], CallRef("self", attr)):
-                    self._add(mod, cls, fn, (fn.qualname,))
-            return
-        self._target_name(info.qualify(target), ())
+                found = self.index.method(cls_q, "forward")
+                return [found] if found else []
+            hit = self.index.lookup_class(cls_q)
+            return self.resolve_call(info, hit[1], CallRef("self", attr)) if hit and "." not in attr else []
+        return self.resolve_name(info.qualify(target), _depth)
 
-    def _target_name(self, qual: str, chain: tuple[str, ...]) -> None:
-        for mod, cls, fn in self.resolve_name(qual):
-            self._add(mod, cls, fn, chain + (fn.qualname,))
-
-    def resolve_name(self, qual: str) -> list[Target]:
+    def resolve_name(self, qual: str, _depth: int = 0) -> list[Target]:
         """What calling the qualified name `qual` runs: a project function, a class's `forward`
-        (a module called), or `Class.method`; [] for anything outside the project."""
+        (a module called), `Class.method`, or what a compiled alias (`fast = torch.compile(step)`)
+        compiles; [] for anything outside the project."""
         fn = self.index.lookup_function(qual)
         if fn:
             return [(fn[0], None, fn[1])]
@@ -146,7 +137,12 @@ class RegionFinder:
             return [found] if found else []
         owner, _, meth = qual.rpartition(".")  # Class.method
         found = self.index.method(owner, meth) if owner else None
-        return [found] if found else []
+        if found:
+            return [found]
+        mod = self.index.modules.get(owner)
+        if mod is not None and meth in mod.compiled_aliases and _depth < 5:
+            return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
+        return []
 
     def submodule_forwards(self, cls: ClassInfo) -> list[Target]:
         """The `forward`s of the project classes `cls` (or a base) builds in `__init__`."""
