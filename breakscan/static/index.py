@@ -308,13 +308,13 @@ class _Indexer:
                 name = target.id
                 self.info.module_vars[name] = callee
                 self.mark(f"{self.info.name}.{name}", value)  # f = torch.compiler.disable(g)
+                if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
+                        or name in self.literal_assigns:
+                    self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
             elif isinstance(target, ast.Attribute) and isinstance(value, ast.Call):
                 owner = ast_dotted(target.value)  # Class.method = torch.compiler.disable(Class.method)
                 if owner and owner.split(".")[0] in self.info.classes:
                     self.mark(f"{self.info.qualify(owner)}.{target.attr}", value)
-                if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
-                        or name in self.literal_assigns:
-                    self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
 
     def mark(self, qualname: str, value: ast.AST | None) -> None:
         """Record `qualname` as disabled/untraced when `value` wraps a function in a trace marker."""

@@ -1,0 +1,299 @@
+"""Compile regions in the forms real projects write them, and the markers that end a region.
+
+Each test writes a user's project into a fresh directory and runs the CLI on it as a user does.
+What each form means to Dynamo was measured on torch 2.13 (backend "eager"): the dynamic tests
+check that real Dynamo confirms every prediction the static pass makes for these forms.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT, requires_torch, write_files
+
+
+def breakscan(project: Path, *args: str) -> list[dict]:
+    """Run `breakscan ARGS --format json` in `project`; return its findings."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = subprocess.run([sys.executable, "-m", "breakscan", *args, "--format", "json", "--exit-zero"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["findings"]
+
+
+def located(findings: list[dict]) -> set[tuple[str, str, int]]:
+    """{(rule id, file name, line)}."""
+    return {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings}
+
+
+COMPILE_FORMS = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": """
+        import torch
+
+
+        def scale(x):
+            return x * x.sum().item()
+
+
+        def my_backend(gm, example_inputs):
+            print("compiling", len(example_inputs))
+            return gm.forward
+
+
+        def normalise(x):
+            return x / x.norm().item()
+
+
+        def unused(x):
+            return x * x.max().item()
+
+
+        step = torch.compile(backend="eager", mode="default")(scale)
+        norm_fast = torch._dynamo.optimize(my_backend)(normalise)
+    """,
+    "pkg/model.py": """
+        import torch
+        from torch import nn
+
+        from .ops import step
+
+
+        class Encoder(nn.Module):
+            def forward(self, x):
+                return x * x.mean().item()
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = Encoder()
+                self.head = torch.compile(self.head, fullgraph=False)
+
+            def head(self, x):
+                return x * x.min().item()
+
+            def forward(self, x):
+                return step(self.encoder(x))
+
+
+        class Plain(nn.Module):
+            def forward(self, x):
+                return x * x.std().item()
+
+
+        def build():
+            net = Net().to("cpu").eval()
+            net.compile(mode="max-autotune")
+            return net
+    """,
+}
+
+
+def test_compile_applied_with_options_stored_and_as_method(tmp_path: Path) -> None:
+    write_files(tmp_path, COMPILE_FORMS)
+    got = located(breakscan(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit"))
+    assert got == {
+        ("BRK102", "ops.py", 6),  # torch.compile(backend=..., mode=...)(scale)
+        ("BRK102", "ops.py", 15),  # torch._dynamo.optimize(backend)(normalise); the backend is no region
+        ("BRK102", "model.py", 10),  # Net().to("cpu").eval() then net.compile(): its submodule
+        ("BRK102", "model.py", 20),  # self.head = torch.compile(self.head)
+    }
+
+
+def test_compiled_callable_stored_and_applied_later_across_files(tmp_path: Path) -> None:
+    write_files(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/ops.py": """
+            import torch
+
+
+            def scale(x):
+                return x * x.sum().item()
+
+
+            fast_scale = torch.compile(scale, dynamic=False)
+        """,
+        "pkg/train.py": """
+            import torch
+
+            from .ops import fast_scale
+
+
+            def breakscan_examples():
+                yield fast_scale, (torch.ones(3),)
+        """,
+    })
+    [finding] = breakscan(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    assert (finding["rule_id"], finding["line"], finding["chain"]) == ("BRK102", 6, ["scale"])
+
+
+MARKERS = """
+    import torch
+    from torch import nn
+
+
+    def leaf(x):
+        return x * x.sum().item()
+
+
+    def stats(x):
+        print(x)
+        return leaf(x)
+
+
+    @torch.compiler.disable(recursive=False)
+    def shallow(x):
+        print(x)
+        return leaf(x) + 1
+
+
+    stats = torch.compiler.disable(stats)
+
+
+    @torch._dynamo.nonstrict_trace
+    def loose(x):
+        print(x)
+        return x + 1
+
+
+    @torch.compiler.allow_in_graph
+    def opaque(x):
+        print(x)
+        return x + 1
+
+
+    class Sub(nn.Module):
+        def forward(self, x):
+            return x * x.mean().item()
+
+
+    @torch.compiler.disable
+    class Logger(nn.Module):
+        def forward(self, x):
+            print(x)
+            return x
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.sub = torch.compiler.disable(Sub())
+            self.log = Logger()
+            self.debug = torch.compiler.disable(self.debug)
+
+        def debug(self, x):
+            print(x)
+            return x
+
+        def forward(self, x):
+            x = self.debug(x)
+            x = self.sub(x)
+            x = self.log(x)
+            return loose(opaque(x))
+
+
+    @torch.compile
+    def run(x):
+        return shallow(stats(x))
+
+
+    def breakscan_examples():
+        yield run, (torch.ones(3),)
+        yield Net(), (torch.ones(3),)
+"""
+# Measured on 2.13: a call of a disabled function, method, instance or class is a graph break
+# (BRK208) and nothing below it is traced, except under `disable(recursive=False)`, whose callees
+# Dynamo traces as frames of their own (the `.item()` in `leaf`, reached through `shallow`);
+# `nonstrict_trace` and `allow_in_graph` functions are called without a break and not traced.
+MARKER_PREDICTIONS = {
+    ("BRK102", 7),  # leaf, through shallow (recursive=False)
+    ("BRK208", 60),  # self.debug = torch.compiler.disable(self.debug)
+    ("BRK208", 61),  # self.sub = torch.compiler.disable(Sub())
+    ("BRK208", 62),  # an instance of a disabled class
+    ("BRK208", 68),  # shallow(stats(x)): stats disabled by assignment, shallow by decorator
+}
+
+
+def test_disable_forms_and_untraced_markers(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": MARKERS})
+    findings = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], f["line"]) for f in findings} == MARKER_PREDICTIONS
+    assert next(f["chain"] for f in findings if f["line"] == 7) == ["run", "shallow", "leaf"]
+
+
+def test_untraced_markers_by_assignment_and_disabled_method(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": """
+        import torch
+
+
+        def lookup(x):
+            print("lookup", x.shape)
+            return x * 2
+
+
+        def table():
+            print("built once")
+            return 3
+
+
+        class Model:
+            def report(self, x):
+                return x.max().item()
+
+            def step(self, x):
+                return self.report(x) + constant() + frozen(x)
+
+
+        frozen = torch._dynamo.nonstrict_trace(lookup)
+        constant = torch._dynamo.assume_constant_result(table)
+        Model.report = torch.compiler.disable(Model.report)
+        model = Model()
+        fast_step = torch.compile(model.step)
+    """})
+    got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
+    assert got == {("BRK208", 20)}  # self.report(x); constant() and frozen(x) are called, not traced
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_disable_forms(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": MARKERS})
+    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
+        (rule, line, "confirmed") for rule, line in MARKER_PREDICTIONS}
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_a_compiled_alias_and_compile_with_options(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": """
+        import torch
+
+
+        def scale(x):
+            return x * x.sum().item()
+
+
+        def shift(x):
+            print("shift", x.shape)
+            return x + 1
+
+
+        fast = torch.compile(backend="eager", mode="default")(scale)
+        shifted = torch.compile(shift, backend="eager")
+
+
+        def breakscan_examples():
+            yield fast, (torch.ones(3),)
+            yield shifted, (torch.ones(3),)
+    """})
+    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
+        ("BRK102", 6, "confirmed"), ("BRK201", 10, "confirmed")}
