@@ -297,3 +297,59 @@ def test_dynamo_confirms_a_compiled_alias_and_compile_with_options(tmp_path: Pat
     findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
         ("BRK102", 6, "confirmed"), ("BRK201", 10, "confirmed")}
+
+
+PASSED_IN = """
+    import torch
+    from torch import nn
+
+
+    def apply(fn, x):
+        return fn(x) * 2
+
+
+    def keep(fn, x):
+        registry = [fn]
+        return x + len(registry)
+
+
+    def scale(x):
+        return x * x.sum().item()
+
+
+    def shift(x):
+        return x + x.max().item()
+
+
+    class Net(nn.Module):
+        def helper(self, x):
+            return x * x.min().item()
+
+        def forward(self, x):
+            x = apply(self.helper, x)
+            x = keep(shift, x)
+            return apply(scale, x)
+
+
+    def breakscan_examples():
+        yield Net(), (torch.ones(3),)
+"""
+
+
+def test_functions_passed_in_and_called_there_are_in_the_region(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": PASSED_IN})
+    findings = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], f["line"]): f["chain"] for f in findings} == {
+        ("BRK102", 16): ["Net.forward", "apply", "scale"],
+        ("BRK102", 25): ["Net.forward", "apply", "Net.helper"],
+    }  # `shift` is only stored by `keep`, never called: not traced
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_functions_passed_in(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": PASSED_IN})
+    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    breaks = {(f["rule_id"], f["line"], f["status"]) for f in findings if f["rule_id"] == "BRK102"}
+    assert breaks == {("BRK102", 16, "confirmed"), ("BRK102", 25, "confirmed")}
+    assert not [f for f in findings if f["status"] == "refuted"]

@@ -70,6 +70,7 @@ class CallRef:
 
     kind: str
     name: str
+    args: tuple[str, ...] = ()  # positional arguments that are names (`f`, `self.m`), "" for others
 
 
 @dataclass
@@ -123,6 +124,7 @@ class FunctionInfo:
     end_line: int = 0
     indent: int = 0  # columns of indentation of the `def` (code points)
     try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
+    params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
 
 
 @dataclass
@@ -344,7 +346,8 @@ class _Indexer:
         self.seen[qualname] = occurrence + 1
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
-                          end_line=node.end_lineno or 0, indent=node.col_offset)
+                          end_line=node.end_lineno or 0, indent=node.col_offset,
+                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
         if _collect_calls(self.info, fn, node.body, self):
             fn.try_frames = try_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
@@ -584,7 +587,8 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
 
 
 def call_ref(node: ast.Call) -> CallRef | None:
-    """`self.m()`, `super().m()` or a dotted name's call as a CallRef; None for other callees."""
+    """`self.m()`, `super().m()` or a dotted name's call as a CallRef (with its name arguments:
+    a function passed in); None for other callees."""
     func = node.func
     if isinstance(func, ast.Attribute):
         recv = func.value
@@ -593,7 +597,12 @@ def call_ref(node: ast.Call) -> CallRef | None:
         if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
             return CallRef("super", func.attr)
     name = ast_dotted(func)
-    return CallRef("name", name) if name else None
+    if not name:
+        return None
+    args = tuple(a.id if isinstance(a, ast.Name) else
+                 f"self.{a.attr}" if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
+                 and a.value.id == "self" else "" for a in node.args)
+    return CallRef("name", name, args if any(args) else ())
 
 
 def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:

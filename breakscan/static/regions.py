@@ -187,3 +187,25 @@ class RegionFinder:
         for call in region.function.calls:
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
+                if call.args:
+                    for passed in self.passed_functions(region, call, cls, fn):
+                        self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
+
+    def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
+                         callee: FunctionInfo) -> list[Target]:
+        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`) to a
+        project function `callee` that calls the parameter they bind: Dynamo inlines `callee`
+        and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
+        called = {c.name for c in callee.calls if c.kind == "name" and "." not in c.name}
+        skip = 1 if cls is not None and callee.params[:1] == ["self"] else 0  # a bound method
+        out: list[Target] = []
+        for position, arg in enumerate(call.args):
+            index = position + skip
+            if not arg or index >= len(callee.params) or callee.params[index] not in called:
+                continue
+            if arg.startswith("self."):
+                if region.cls is not None:
+                    out += self.resolve_call(region.module, region.cls, CallRef("self", arg[5:]))
+            else:
+                out += self.resolve_name(region.module.qualify(arg))
+        return out
