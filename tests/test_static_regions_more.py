@@ -353,3 +353,51 @@ def test_dynamo_confirms_functions_passed_in(tmp_path: Path) -> None:
     breaks = {(f["rule_id"], f["line"], f["status"]) for f in findings if f["rule_id"] == "BRK102"}
     assert breaks == {("BRK102", 16, "confirmed"), ("BRK102", 25, "confirmed")}
     assert not [f for f in findings if f["status"] == "refuted"]
+
+
+CALLABLE_INSTANCES = """
+    import torch
+    from torch import nn
+
+
+    class Scale:
+        def __init__(self, factor):
+            self.factor = factor
+
+        def __call__(self, x):
+            return x * x.sum().item() * self.factor
+
+
+    class Unused:
+        def __call__(self, x):
+            return x * x.max().item()
+
+
+    scale = Scale(2.0)
+
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.norm = Scale(0.5)
+            self.unused = Unused()
+
+        def forward(self, x):
+            return scale(self.norm(x))
+
+
+    def breakscan_examples():
+        yield Net(), (torch.ones(3),)
+"""
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_project_call_method_of_instances_called_in_a_region(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": CALLABLE_INSTANCES})
+    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert [(f["rule_id"], f["line"], f["chain"]) for f in static] == [
+        ("BRK102", 11, ["Net.forward", "Scale.__call__"])]  # Unused is built, never called
+    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert ("BRK102", 11, "confirmed") in {(f["rule_id"], f["line"], f["status"]) for f in dynamic}
+    assert not [f for f in dynamic if f["status"] == "refuted"]

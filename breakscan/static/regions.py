@@ -140,9 +140,20 @@ class RegionFinder:
         if found:
             return [found]
         mod = self.index.modules.get(owner)
-        if mod is not None and meth in mod.compiled_aliases and _depth < 5:
+        if mod is None:
+            return []
+        if meth in mod.compiled_aliases and _depth < 5:
             return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
+        cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`
+        if cls_q and self.index.lookup_class(cls_q):
+            found = self.instance_call(cls_q)
+            return [found] if found else []
         return []
+
+    def instance_call(self, cls_qualname: str) -> Target | None:
+        """What calling an instance of a project class runs: its project `__call__` (Dynamo
+        traces it, measured on 2.13), else its `forward` (`nn.Module.__call__` runs it)."""
+        return self.index.method(cls_qualname, "__call__") or self.index.method(cls_qualname, "forward")
 
     def submodule_forwards(self, cls: ClassInfo) -> list[Target]:
         """The `forward`s of the project classes `cls` (or a base) builds in `__init__`."""
@@ -163,8 +174,8 @@ class RegionFinder:
             if found:
                 return [found]
             _, _, subs = self.index.class_attr_kinds(cls.qualname)
-            forwards = (self.index.method(q, "forward") for q in subs.get(call.name, ()))
-            return [f for f in forwards if f]
+            called = (self.instance_call(q) for q in subs.get(call.name, ()))
+            return [f for f in called if f]
         if call.kind == "super":
             for base in cls.bases:
                 found = self.index.method(base, call.name)
