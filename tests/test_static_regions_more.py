@@ -401,3 +401,37 @@ def test_project_call_method_of_instances_called_in_a_region(tmp_path: Path) -> 
     dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert ("BRK102", 11, "confirmed") in {(f["rule_id"], f["line"], f["status"]) for f in dynamic}
     assert not [f for f in dynamic if f["status"] == "refuted"]
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_checkpoint_bodies_are_traced(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": """
+        import torch
+        from torch import nn
+        from torch.utils.checkpoint import checkpoint
+
+
+        def block(x):
+            return x.sin() * x.sum().item()
+
+
+        class Net(nn.Module):
+            def inner(self, x):
+                print("inner", x.shape)
+                return x.cos()
+
+            def forward(self, x):
+                x = checkpoint(block, x, use_reentrant=False)
+                return torch.utils.checkpoint.checkpoint(self.inner, x, use_reentrant=False)
+
+
+        def breakscan_examples():
+            yield Net(), (torch.ones(3, requires_grad=True),)
+    """})
+    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], f["line"]): f["chain"] for f in static} == {
+        ("BRK102", 8): ["Net.forward", "block"], ("BRK201", 13): ["Net.forward", "Net.inner"]}
+    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], f["line"], f["status"]) for f in dynamic} == {
+        ("BRK102", 8, "confirmed"), ("BRK201", 13, "confirmed")}

@@ -26,6 +26,12 @@ from breakscan.static.index import (
     ProjectIndex,
 )
 
+# Torch functions that call the function passed at these positions and Dynamo traces its body
+# there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
+# use_reentrant True and False). `torch.cond` is left out: a break in a branch is an error
+# (UncapturedHigherOrderOpError), not a graph break.
+TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
+
 RegionKey = tuple[str, str, int]  # (module path, function qualname, occurrence)
 Target = tuple[ModuleInfo, "ClassInfo | None", FunctionInfo]  # a function a call runs, with its class
 
@@ -196,6 +202,12 @@ class RegionFinder:
 
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
+            if call.args and call.kind == "name":
+                positions = TRACED_ARGUMENTS.get(region.module.qualify(call.name), ())
+                for position in positions:
+                    arg = call.args[position] if position < len(call.args) else ""
+                    for mod, cls, fn in self._resolve_argument(region, arg):
+                        self._add(mod, cls, fn, region.chain + (fn.qualname,))
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
                 if call.args:
@@ -214,9 +226,13 @@ class RegionFinder:
             index = position + skip
             if not arg or index >= len(callee.params) or callee.params[index] not in called:
                 continue
-            if arg.startswith("self."):
-                if region.cls is not None:
-                    out += self.resolve_call(region.module, region.cls, CallRef("self", arg[5:]))
-            else:
-                out += self.resolve_name(region.module.qualify(arg))
+            out += self._resolve_argument(region, arg)
         return out
+
+    def _resolve_argument(self, region: Region, arg: str) -> list[Target]:
+        """The project function a name argument (`helper`, `self.helper`) of a call made in `region` names."""
+        if not arg:
+            return []
+        if arg.startswith("self."):
+            return self.resolve_call(region.module, region.cls, CallRef("self", arg[5:])) if region.cls else []
+        return self.resolve_name(region.module.qualify(arg))
