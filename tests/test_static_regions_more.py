@@ -435,3 +435,25 @@ def test_checkpoint_bodies_are_traced(tmp_path: Path) -> None:
     dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in dynamic} == {
         ("BRK102", 8, "confirmed"), ("BRK201", 13, "confirmed")}
+
+
+def test_function_passed_to_a_disabled_function_is_not_traced(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": """
+        import torch
+
+
+        @torch.compiler.disable
+        def apply(fn, x):
+            return fn(x)
+
+
+        def scale(x):
+            return x * x.sum().item()
+
+
+        @torch.compile
+        def f(x):
+            return apply(scale, x)
+    """})
+    got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
+    assert got == {("BRK208", 16)}

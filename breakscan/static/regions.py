@@ -210,7 +210,10 @@ class RegionFinder:
                         self._add(mod, cls, fn, region.chain + (fn.qualname,))
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
-                if call.args:
+                owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
+                stops = self.index.is_untraced(owner) or (
+                    self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
+                if call.args and not stops:
                     for passed in self.passed_functions(region, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
 
