@@ -457,3 +457,41 @@ def test_function_passed_to_a_disabled_function_is_not_traced(tmp_path: Path) ->
     """})
     got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
     assert got == {("BRK208", 16)}
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_property_getters_read_in_a_region_are_traced(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": """
+        import functools
+
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(3, 3)
+
+            @property
+            def scale(self):
+                print("scale read")
+                return 2.0
+
+            @functools.cached_property
+            def unused(self):
+                return torch.ones(3).max().item()
+
+            def forward(self, x):
+                return self.proj(x) * self.scale
+
+
+        def breakscan_examples():
+            yield Net(), (torch.ones(3),)
+    """})
+    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert [(f["rule_id"], f["line"], f["chain"]) for f in static] == [
+        ("BRK201", 15, ["Net.forward", "Net.scale"])]  # `unused` is never read
+    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], f["line"], f["status"]) for f in dynamic} == {("BRK201", 15, "confirmed")}

@@ -31,6 +31,8 @@ UNTRACED_MARKERS = {"torch.compiler.nonstrict_trace", "torch._dynamo.nonstrict_t
                     "torch._dynamo.assume_constant_result", "torch._dynamo.decorators.assume_constant_result",
                     "torch.compiler.assume_constant_result", "torch._dynamo.decorators.leaf_function",
                     "torch.compiler.leaf_function", "torch._dynamo.leaf_function"}
+# Decorators that make a method run on attribute access: Dynamo traces the getter (measured on 2.13).
+PROPERTY_DECORATORS = {"property", "functools.cached_property", "cached_property"}
 # nn.Module methods that return the module itself: `Model().to(device)` is still a `Model`.
 SELF_RETURNING = {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
                   "requires_grad_", "to_empty", "share_memory", "type", "xpu", "mps"}
@@ -125,6 +127,7 @@ class FunctionInfo:
     indent: int = 0  # columns of indentation of the `def` (code points)
     try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
+    self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
 
 
 @dataclass
@@ -513,6 +516,9 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             ref = call_ref(node)
             if ref is not None:
                 calls.append(ref)
+        elif kind is ast.Attribute and type(node.ctx) is ast.Load and type(node.value) is ast.Name \
+                and node.value.id == "self":
+            fn.self_reads.add(node.attr)  # a property getter of the class runs here
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _TRY_NODES:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from breakscan.static.index import (
     COMPILE_CALLS,
+    PROPERTY_DECORATORS,
     CallRef,
     ClassInfo,
     FunctionInfo,
@@ -199,6 +200,14 @@ class RegionFinder:
             for mod, cls, fn in self.submodule_forwards(region.cls):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
         self._expand_calls(region)
+        self._expand_properties(region)
+
+    def _expand_properties(self, region: Region) -> None:
+        """Property getters of the region's class read as `self.x` in its function."""
+        for name in region.function.self_reads:
+            found = self.index.method(region.cls.qualname, name) if region.cls else None
+            if found and PROPERTY_DECORATORS & set(found[2].decorators):
+                self._add(*found, region.chain + (found[2].qualname,))
 
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
