@@ -228,37 +228,65 @@ def test_disable_forms_and_untraced_markers(tmp_path: Path) -> None:
     assert next(f["chain"] for f in findings if f["line"] == 7) == ["run", "shallow", "leaf"]
 
 
+BY_ASSIGNMENT = """
+    import torch
+
+
+    def lookup(x):
+        print("lookup", x.shape)
+        return x * 2
+
+
+    def table():
+        print("built once")
+        return 3
+
+
+    class Model:
+        def report(self, x):
+            return x.max().item()
+
+        def step(self, x):
+            return self.report(x) + constant() + frozen(x) + outer(x)
+
+
+    def sink(x):
+        return x * x.min().item()
+
+
+    @torch._dynamo.decorators.skip
+    def outer(x):
+        return sink(x)
+
+
+    frozen = torch._dynamo.nonstrict_trace(lookup)
+    constant = torch._dynamo.assume_constant_result(table)
+    Model.report = torch.compiler.disable(Model.report)
+    model = Model()
+    fast_step = torch.compile(model.step)
+
+
+    def breakscan_examples():
+        yield model.step, (torch.ones(3),)
+"""
+# self.report(x) and outer(x) break (BRK208); constant() and frozen(x) are called, not traced;
+# `skip` skips only outer's own frame: sink, which it calls, is traced (BRK102).
+BY_ASSIGNMENT_PREDICTIONS = {("BRK208", 20), ("BRK102", 24)}
+
+
 def test_untraced_markers_by_assignment_and_disabled_method(tmp_path: Path) -> None:
-    write_files(tmp_path, {"model.py": """
-        import torch
-
-
-        def lookup(x):
-            print("lookup", x.shape)
-            return x * 2
-
-
-        def table():
-            print("built once")
-            return 3
-
-
-        class Model:
-            def report(self, x):
-                return x.max().item()
-
-            def step(self, x):
-                return self.report(x) + constant() + frozen(x)
-
-
-        frozen = torch._dynamo.nonstrict_trace(lookup)
-        constant = torch._dynamo.assume_constant_result(table)
-        Model.report = torch.compiler.disable(Model.report)
-        model = Model()
-        fast_step = torch.compile(model.step)
-    """})
+    write_files(tmp_path, {"model.py": BY_ASSIGNMENT})
     got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
-    assert got == {("BRK208", 20)}  # self.report(x); constant() and frozen(x) are called, not traced
+    assert got == BY_ASSIGNMENT_PREDICTIONS
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_markers_by_assignment(tmp_path: Path) -> None:
+    write_files(tmp_path, {"model.py": BY_ASSIGNMENT})
+    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
+        (rule, line, "confirmed") for rule, line in BY_ASSIGNMENT_PREDICTIONS}
 
 
 @pytest.mark.dynamic

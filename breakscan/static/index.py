@@ -233,6 +233,8 @@ def trace_marker(info: ModuleInfo, node: ast.AST) -> str | None:
                 for k in node.keywords):
             return "nonrecursive"
         return "disable"
+    if qual == "torch._dynamo.decorators.skip":  # skip_code: like disable(recursive=False)
+        return "nonrecursive"
     if qual in UNTRACED_MARKERS:
         return "untraced"
     return None
