@@ -302,6 +302,8 @@ def test_dynamo_confirms_the_disable_forms(tmp_path: Path) -> None:
 @requires_torch
 def test_dynamo_confirms_a_compiled_alias_and_compile_with_options(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": """
+        import functools
+
         import torch
 
 
@@ -314,17 +316,26 @@ def test_dynamo_confirms_a_compiled_alias_and_compile_with_options(tmp_path: Pat
             return x + 1
 
 
+        def scaled(x, factor):
+            return x - x.mean().item() * factor
+
+
         fast = torch.compile(backend="eager", mode="default")(scale)
         shifted = torch.compile(shift, backend="eager")
+        half = torch.compile(functools.partial(scaled, factor=0.5), backend="eager")
 
 
         def breakscan_examples():
             yield fast, (torch.ones(3),)
             yield shifted, (torch.ones(3),)
+            yield half, (torch.ones(3),)
     """})
+    expected = {("BRK102", 8), ("BRK201", 12), ("BRK102", 17)}
+    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], f["line"]) for f in static} == expected
     findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
-        ("BRK102", 6, "confirmed"), ("BRK201", 10, "confirmed")}
+        (rule, line, "confirmed") for rule, line in expected}
 
 
 PASSED_IN = """

@@ -487,6 +487,8 @@ class _Indexer:
         target = module_expr(self.info, target)
         if isinstance(target, ast.Call):
             callee = ast_dotted(target.func)
+            if callee and self.info.qualify(callee) == "functools.partial" and target.args:
+                return self.compile_target(target.args[0], cls)  # Dynamo traces the partial's function
             return callee + "()" if callee else None
         dotted = ast_dotted(target)
         if not dotted:
