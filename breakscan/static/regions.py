@@ -204,7 +204,7 @@ class RegionFinder:
 
     def _expand_properties(self, region: Region) -> None:
         """Property getters of the region's class read as `self.x` in its function."""
-        for name in region.function.self_reads:
+        for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
             found = self.index.method(region.cls.qualname, name) if region.cls else None
             if found and PROPERTY_DECORATORS & set(found[2].decorators):
                 self._add(*found, region.chain + (found[2].qualname,))
