@@ -104,7 +104,7 @@ def transformers_static(rules, jobs: int) -> list[Finding]:
 
     tf_root = Path(transformers.__file__).resolve().parent
     files = sorted(tf_root.rglob("*.py"))
-    return scan_files(files, rules, jobs=jobs, cache=Cache(tf_root)).findings
+    return scan_files(files, rules, jobs=jobs, cache=Cache()).findings
 
 
 def score_model(name: str, modules: list[str], static_findings: list[Finding]) -> Score:

@@ -34,6 +34,8 @@ FAMILIES = {
 }
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
 _ID = re.compile(r"^BRK\d{3}$")
+# The test suite's `# expect: BRK101` markers on an example's breaking lines (tests/test_rule_examples.py).
+_EXPECT_MARKER = re.compile(r"[ \t]*#\s*expect:\s*BRK\d{3}(?:\s*,\s*BRK\d{3})*[ \t]*$", re.MULTILINE)
 
 
 class CatalogError(ValueError):
@@ -46,6 +48,11 @@ class Example:
 
     code: str
     title: str = ""
+
+    @property
+    def shown(self) -> str:
+        """`code` as users read it (`breakscan rule`, SARIF help): without the `# expect:` test markers."""
+        return _EXPECT_MARKER.sub("", self.code)
 
 
 FIX_SAFETIES = ("safe", "unsafe")
@@ -251,16 +258,28 @@ def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
     Returns None when torch is not installed or the id is unknown. Source: torch's
     `torch/_dynamo/graph_break_registry.json`.
     """
+    reg = gb_registry_file()
+    if reg is None:
+        return None
+    entries = _load_registry(str(reg)).get(gb_id)
+    return entries[0] if entries else None
+
+
+def gb_registry_file() -> Path | None:
+    """The installed torch's `torch/_dynamo/graph_break_registry.json`, found without importing
+    torch; None when torch is not installed or its version has no registry."""
     import importlib.util
 
-    spec = importlib.util.find_spec("torch")
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
     if spec is None or not spec.submodule_search_locations:
         return None
     for loc in spec.submodule_search_locations:
         reg = Path(loc) / "_dynamo" / "graph_break_registry.json"
         if reg.is_file():
-            entries = _load_registry(str(reg)).get(gb_id)
-            return entries[0] if entries else None
+            return reg
     return None
 
 

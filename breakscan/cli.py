@@ -7,6 +7,7 @@ missing path, bad config, or internal error; 130 (143) when Ctrl-C (SIGTERM) int
 from __future__ import annotations
 
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -27,7 +28,7 @@ class _DefaultToCheck(TyperGroup):
     """Treat `breakscan ARGS` as `breakscan check ARGS` unless ARGS starts with a command."""
 
     def parse_args(self, ctx, args):  # noqa: D102 (click API)
-        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h")):
+        if not args or (args[0] not in self.commands and args[0] not in ("--help", "-h", "--version")):
             args = ["check", *args]
         return super().parse_args(ctx, args)
 
@@ -35,6 +36,20 @@ class _DefaultToCheck(TyperGroup):
 app = typer.Typer(cls=_DefaultToCheck, add_completion=False, rich_markup_mode=None,
                   help="Find where torch.compile breaks your graph, recompiles, and why.",
                   context_settings={"help_option_names": ["-h", "--help"]})
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"breakscan {__version__}")
+        raise typer.Exit(EXIT_OK)
+
+
+@app.callback()
+def _main_options(
+    version: bool = typer.Option(False, "--version", is_eager=True, callback=_print_version,
+                                 help="Print breakscan's version and exit."),
+) -> None:
+    """Find where torch.compile breaks your graph, recompiles, and why."""
 
 
 class Format(str, Enum):
@@ -62,7 +77,8 @@ RootOption = Annotated[Optional[Path], typer.Option(help="Root for relative path
 ConfigOption = Annotated[Optional[Path], typer.Option("--config", help="pyproject.toml to read.")]
 ColorOption = Annotated[Color, typer.Option(help="auto|always|never (NO_COLOR is honoured).")]
 QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="Print findings only, no summary.")]
-VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Tracebacks for internal errors.")]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v",
+                                             help="Findings in libraries in full; tracebacks for internal errors.")]
 
 
 def fail(message: str) -> "typer.Exit":
@@ -81,13 +97,29 @@ def git_root(start: Path) -> Path | None:
     return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
 
 
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting it and setting it back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def write_atomic(path: Path, text: str) -> None:
-    """Write `text` to `path` via a temporary file in the same directory and a rename."""
+    """Write `text` to `path` via a temporary file in the same directory and a rename.
+
+    The file gets the mode `open()` would give it: an existing file's own mode, else
+    0o666 minus the umask (mkstemp creates the temporary file 0o600).
+    """
     path = path.absolute()
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = 0o666 & ~current_umask()
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -186,8 +218,13 @@ def check(
 
         applied = baselines.apply(report, known)
         report.findings, report.baselined = applied.kept, applied.hidden
-    _attach_fixes(report, catalog, fixed, verbose, output_format, quiet)
-    _emit(report, catalog, output_format, output, color, quiet)
+    if report.files_scanned == 0 and not report.findings and not fixed:
+        # As ruff does: a warning and exit 0 (an empty tree is not an error; a CI glob may match nothing).
+        typer.echo("breakscan: warning: No Python files found under the given path(s)", err=True)
+        if output_format is Format.text and output is None:
+            raise typer.Exit(EXIT_OK)
+    _attach_fixes(report, catalog, fixed, verbose, output_format, quiet, cache=config.cache)
+    _emit(report, catalog, output_format, output, color, quiet, verbose)
     _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
@@ -219,17 +256,20 @@ def _fix_or_diff(paths, config, catalog, root: Path, fix: bool, diff: bool, unsa
 
 
 def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "Format",
-                  quiet: bool = False) -> None:
+                  quiet: bool = False, cache: bool = False) -> None:
     """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`: the formats that show
     them); record `--fix`'s work. `--quiet` text (the pre-commit hook) skips it: working out
-    rewrites resolves libcst positions, which costs more than the scan of a small commit."""
+    rewrites resolves libcst positions, which costs more than the scan of a small commit.
+    With `cache`, rewrites of unchanged files come from the result cache (no libcst)."""
     report.fixed = fixed
     if output_format not in (Format.text, Format.sarif) or (quiet and output_format is Format.text):
         return
     from breakscan.fix import attach_rewrites
+    from breakscan.static.cache import Cache
 
     try:
-        report.findings = attach_rewrites(report.findings, catalog)
+        report.findings = attach_rewrites(report.findings, catalog, [*report.findings, *report.suppressed],
+                                          cache=Cache() if cache else None)
     except Exception:  # fixes are an extra: the report stands without them
         if verbose:
             raise
@@ -338,14 +378,15 @@ def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, tim
         config.dynamic = False
 
 
-def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool) -> None:
+def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool,
+          verbose: bool = False) -> None:
     from breakscan.report import renderer
 
     if output_format is Format.text and output is None:
         from breakscan.report.terminal import print_report
 
         console = make_console(color)
-        print_report(report, catalog, console, quiet=quiet)
+        print_report(report, catalog, console, quiet=quiet, verbose=verbose)
         return
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
@@ -421,8 +462,8 @@ def run_command(
         if code is not None and code < 0:
             shown = f"was killed by {_signal_name(-code)}"
         typer.echo(f"breakscan: {script or '-m ' + module} {shown}", err=True)
-    _attach_fixes(report, catalog, [], verbose, output_format, quiet)
-    _emit(report, catalog, output_format, output, color, quiet)
+    _attach_fixes(report, catalog, [], verbose, output_format, quiet, cache=config.cache)
+    _emit(report, catalog, output_format, output, color, quiet, verbose)
     _exit_if_interrupted(report, output_format, output, quiet)
     threshold = Severity(config.fail_on).rank
     failing = [f for f in report.visible() if f.severity.rank >= threshold and f.status.value != "refuted"]
@@ -487,17 +528,68 @@ def rules_command(
 
 
 @app.command("rule")
-def rule_command(rule_id: str = typer.Argument(..., help="A rule id such as BRK102.")) -> None:
-    """Explain one rule: rationale, fix, examples and graph-break site links."""
+def rule_command(rule_id: str = typer.Argument(..., help="A rule id (BRK102) or a graph-break id (GB0124).")) -> None:
+    """Explain one rule: rationale, fix, examples and graph-break site links.
+
+    A Dynamo graph-break id (the rule id of a break no breakscan rule predicted) is described
+    from the installed torch's graph-break registry.
+    """
     from rich.markdown import Markdown
 
     from breakscan.catalog import load_catalog
+    from breakscan.report.ruleinfo import GB_ID
     from breakscan.report.sarif_rules import rule_help_markdown
 
-    rule = load_catalog().get(rule_id.upper())
-    if rule is None:
+    catalog = load_catalog()
+    key = rule_id.strip().upper()
+    rule = catalog.get(key)
+    if rule is not None:
+        text = rule_help_markdown(rule)
+    elif GB_ID.match(key):
+        text = gb_id_markdown(key, catalog)
+    else:
         raise fail(f"unknown rule id {rule_id!r} (see `breakscan rules`)")
-    make_console(Color.auto).print(Markdown(rule_help_markdown(rule)))
+    from breakscan.report.terminal import Trimmed
+
+    make_console(Color.auto).print(Trimmed(Markdown(text)))
+
+
+def gb_id_markdown(gb_id: str, catalog: dict) -> str:
+    """`breakscan rule GBnnnn`: the registry entry of the installed torch (title, explanation,
+    hints, link) and the catalog rules that predict the break. Without torch, says so and
+    gives what needs no torch. Raises typer.Exit(2) for an id the installed registry lacks."""
+    from breakscan.catalog import gb_registry_entry, gb_registry_file
+    from breakscan.report.sarif_rules import gb_help_markdown
+    from breakscan.scan import installed_torch_version
+
+    predicting = [r for r in catalog.values() if gb_id in r.gb_ids]
+    rules = "\n".join(f"- `{r.id}` {r.title}" for r in predicting)
+    rules_part = f"Predicted by breakscan rules:\n\n{rules}" if rules else "No breakscan rule predicts it yet."
+    registry = gb_registry_file()
+    if registry is None:
+        why = "torch is not installed" if installed_torch_version() is None else (
+            f"torch {installed_torch_version()} has no graph-break registry")
+        return "\n\n".join([
+            f"**{gb_id}: a Dynamo graph-break id**",
+            f"breakscan describes graph-break ids from torch's graph-break registry, and {why} here "
+            "(`pip install 'breakscan[dynamic]'`).",
+            rules_part,
+            f"[{gb_id} on the graph-break site]({gb_link_of(gb_id)})",
+        ])
+    entry = gb_registry_entry(gb_id)
+    if entry is None:
+        raise fail(f"unknown graph-break id {gb_id!r}: not in the graph-break registry of torch "
+                   f"{installed_torch_version()} (see {gb_link_of(gb_id)})")
+    source = f"From the graph-break registry of torch {installed_torch_version()}."
+    return "\n\n".join([f"**{gb_id}: {entry.get('Gb_type') or 'Dynamo graph break'}**", source,
+                        gb_help_markdown(gb_id, entry, rules_part)])
+
+
+def gb_link_of(gb_id: str) -> str:
+    """The graph-break site's page for `gb_id`."""
+    from breakscan.report.ruleinfo import gb_link
+
+    return gb_link(gb_id)
 
 
 @app.command("version")

@@ -180,6 +180,8 @@ class EntryReport:
     largest_split_by: str = ""  # the break that splits the largest graph
     seconds: float = 0.0
     error: str = ""
+    call_path: str = ""  # the user's line that called the entry first (the examples' `yield`)
+    call_line: int = 0
 
 
 @dataclass(frozen=True)
@@ -206,6 +208,9 @@ class Report:
     tool_version: str = ""
     fixed: list[Finding] = field(default_factory=list)  # applied by `--fix` before this scan
     interrupted: Interruption | None = None  # Ctrl-C/SIGTERM cut the dynamic pass short
+    # Hidden by suppression comments: in no format; `--fix` still weighs them (a suppressed
+    # print is still a print the BRK201 rewrite must not drop).
+    suppressed: list[Finding] = field(default_factory=list)
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""

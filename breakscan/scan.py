@@ -20,6 +20,7 @@ from breakscan.interrupt import Interrupt, catch_interrupts
 from breakscan.merge import merge
 from breakscan.static.discovery import iter_python_files
 from breakscan.static.engine import scan_files
+from breakscan.static.suppress import apply_suppressions
 
 _EXAMPLES_HOOK = re.compile(rb"^def breakscan_examples\s*\(", re.MULTILINE)
 
@@ -164,6 +165,8 @@ class StaticPass:
     findings: list[Finding]
     files_scanned: int
     torch_version: str | None
+    suppressed: list[Finding] = field(default_factory=list)  # covered by a suppression comment
+    gb_ids: dict[str, tuple[str, ...]] = field(default_factory=dict)  # rule id -> its GB ids (catalog)
 
 
 def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
@@ -183,24 +186,36 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
     on_file = progress(len(files)) if progress else None
     try:
         static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
-                            jobs=config.jobs or default_jobs(), cache=Cache(root) if config.cache else None,
+                            jobs=config.jobs or default_jobs(), cache=Cache() if config.cache else None,
                             progress=on_file)
     finally:
         if hasattr(on_file, "close"):
             on_file.close()
     return StaticPass(files=files, findings=static.findings, files_scanned=len(static.files),
-                      torch_version=version_text)
+                      torch_version=version_text, suppressed=static.suppressed,
+                      gb_ids={r.id: r.gb_ids for r in catalog.values()})
 
 
 def build_report(static: StaticPass, outcome: DynamicOutcome, config: Config, *, root: Path,
                  show_refuted: bool = False) -> Report:
-    """Merge both passes, apply selection and severities, and make the Report."""
-    findings = merge(static.findings, outcome.findings, outcome.traced)
+    """Merge both passes, apply suppression comments, selection and severities: the Report.
+
+    Dynamo's findings in libraries move to the user's call site first (breakscan.callsite).
+    Suppressed static findings take part in the merge, so that Dynamo's break on their line is
+    confirmed by them (not left `observed`), and are dropped after it with every other finding
+    a comment covers (breakscan.static.suppress.apply_suppressions).
+    """
+    from breakscan.callsite import at_user_call_site
+
+    observed = at_user_call_site(outcome.findings, outcome.entries, root)
+    findings = merge([*static.findings, *static.suppressed], observed, outcome.traced)
+    findings, suppressed = apply_suppressions(findings, static.gb_ids)
     findings = [f.replace(severity=effective_severity(f.rule_id, f.severity, config))
                 for f in findings if f.rule_id.startswith("BRK9") or rule_selected(f.rule_id, config)]
     return Report(root=root, findings=findings, files_scanned=static.files_scanned,
                   entries=outcome.entries, torch_version=static.torch_version, dynamic_ran=outcome.ran,
-                  device=outcome.device, show_refuted=show_refuted, tool_version=__version__)
+                  device=outcome.device, show_refuted=show_refuted, tool_version=__version__,
+                  suppressed=suppressed)
 
 
 def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
@@ -222,7 +237,8 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
     if config.dynamic:
         targets = dynamic_targets(static.files, config)
         if targets and not torch_importable():
-            warn("dynamic pass skipped: torch is not installed (pip install 'breakscan[dynamic]')")
+            warn("dynamic pass skipped: torch is not installed in this environment (install torch, e.g. "
+                 "torch==2.13.0, next to breakscan; --no-dynamic silences this)")
         elif targets:
             with catch_interrupts() as interrupt:
                 outcome = run_dynamic_targets(targets, config, root, stop=interrupt,

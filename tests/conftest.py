@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import tempfile
 import textwrap
 from pathlib import Path
@@ -44,3 +45,16 @@ def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = 
 def rule_lines(findings) -> set[tuple[str, int]]:
     """{(rule id, line)} of findings."""
     return {(f.rule_id, f.line) for f in findings}
+
+
+@pytest.fixture(autouse=True)
+def _dynamo_reorderable_logging_restored():
+    """Loading a module fixed for BRK201 adds `print` to Dynamo's process-wide
+    `reorderable_logging_functions`; put the set back so no other test sees it."""
+    config = sys.modules.get("torch._dynamo.config")
+    saved = set(config.reorderable_logging_functions) if config is not None else set()
+    yield
+    config = sys.modules.get("torch._dynamo.config")
+    if config is not None and config.reorderable_logging_functions != saved:
+        config.reorderable_logging_functions.clear()
+        config.reorderable_logging_functions.update(saved)

@@ -204,5 +204,82 @@ def test_a_scanned_installed_package_is_the_project_and_keeps_its_frames(tmp_pat
     venv_file = project / ".venv" / "lib" / "site-packages" / "lib.py"
     assert not in_project(str(venv_file), project)
     assert in_project(str(project / "model.py"), project)
-    # Without the package as root, the break stays at its innermost frame (DESIGN.md).
-    assert primary_frame(user_stack(frames, tmp_path / "elsewhere"), tmp_path / "elsewhere")["line"] == 587
+    # Without the package as root no frame is in the project: the break goes to the innermost
+    # frame that is neither torch nor the standard library (pkg's line that called torch), and
+    # the library's frames stay in the stack (issue 13, item 10).
+    elsewhere = user_stack(frames, tmp_path / "elsewhere")
+    assert [f["line"] for f in elsewhere] == [361, 317, 587]
+    assert primary_frame(elsewhere, tmp_path / "elsewhere")["line"] == 317
+
+
+# `WON'T CONVERT` as torch 2.13 logs it (INFO, `torch._dynamo.convert_frame`) for a generator
+# compiled directly; Dynamo's traceback frames shortened.
+WONT_CONVERT = """\
+WON'T CONVERT squares {path} line 1 
+due to: 
+Traceback (most recent call last):
+  File "/site-packages/torch/_dynamo/convert_frame.py", line 2290, in __call__
+    result = self._inner_convert(
+torch._dynamo.exc.Unsupported: Attempt to trace generator
+  Explanation: Generators cannot be compiled directly with `torch.compile`.
+  Hint: Call a generator from inside of a non-generator Python function and compile that function instead.
+  Hint: This graph break is fundamental - it is unlikely that Dynamo will ever be able to trace through your code. Consider finding a workaround.
+
+  Developer debug context: 
+
+ For more details about this graph break, please visit: https://meta-pytorch.github.io/compile-graph-break-site/gb/gb0003.html
+Traceback (most recent call last):
+torch._dynamo.exc.Unsupported: Attempt to trace generator
+"""
+
+
+def test_wont_convert_is_a_frame_fallback_at_the_frames_def(tmp_path: Path) -> None:
+    src = tmp_path / "gen.py"
+    src.write_text("@decorated\ndef squares(x):\n    yield x\n", encoding="utf-8")
+    ev = parse.parse_wont_convert(WONT_CONVERT.format(path=src))
+    assert ev is not None and ev["fallback"] and ev["escaped"]
+    assert (ev["gb_type"], ev["gb_id"]) == ("Attempt to trace generator", "GB0003")
+    assert ev["explanation"] == "Generators cannot be compiled directly with `torch.compile`."
+    assert len(ev["hints"]) == 2
+    assert [(f["path"], f["line"], f["function"]) for f in ev["stack"]] == [(str(src), 2, "squares")]
+    assert parse.parse_wont_convert("Graph break in user code at x.py:1") is None
+
+
+def test_wont_convert_takes_the_raised_exception_and_dynamos_user_frames() -> None:
+    text = (
+        "WON'T CONVERT f /p/m.py line 3 \ndue to: \nTraceback (most recent call last):\n"
+        "NotImplementedError: DataPtrVariable()\n\nThe above exception was the direct cause of the following "
+        "exception:\n\nTraceback (most recent call last):\n"
+        "torch._dynamo.exc.Unsupported: Failed to convert args/kwargs to proxy\n"
+        "  Explanation: Missing `as_proxy()` implementation for some arg/kwarg.\n\nfrom user code:\n"
+        '   File "/p/m.py", line 4, in f\n    return x + x.data_ptr()\n\n'
+        "Set TORCHDYNAMO_VERBOSE=1 for the internal stack trace\n"
+    )
+    ev = parse.parse_wont_convert(text)
+    assert ev is not None and ev["gb_type"] == "Failed to convert args/kwargs to proxy"
+    assert (ev["path"], ev["line"]) == ("/p/m.py", 4)
+
+
+def test_guards_on_values_carried_over_a_graph_break_read_without_internal_names() -> None:
+    # `torch_dynamo_resume_in_f_at_24` guards its `___stack2`: the result of the call that broke.
+    assert guards.classify("___stack2 == 0.6957", "", "GB0007") == "graph_break_value"
+    assert guards.classify("___stack0 == 3", "", "GB0036") == "data_dependent_shape"
+    assert guards.classify("tensor '___stack0' size mismatch at index 0. expected 3, actual 2", "", "GB0036") == (
+        "data_dependent_shape")
+    assert guards.classify("tensor '___stack0' size mismatch at index 0. expected 3, actual 2") == "shape"
+    assert guards.describe("___stack2 == 0.69", {2: "random.random()"}) == "random.random() == 0.69"
+    assert guards.describe("2 <= ___stack1.size()[0]", {-1: "torch.nonzero(x)"}) == "2 <= torch.nonzero(x).size()[0]"
+    assert guards.describe("___stack0 == 1", {}) == "<value at the graph break> == 1"
+    assert guards.describe("___check_obj_id(fn.__code__, 140555367588016)") == "fn.__code__ is the same object"
+    assert guards.describe("___check_type_id(x, 94000000)") == "type(x) is unchanged"
+    assert "___" not in guards.describe("___odict_getitem(self._modules, 'a') == 1")
+
+
+def test_pseudo_files_are_never_in_the_project_nor_a_placement(tmp_path: Path, monkeypatch) -> None:
+    from breakscan.dynamic.runner import in_project, primary_frame
+
+    monkeypatch.chdir(tmp_path)  # `<string>` would resolve to tmp_path/<string>
+    assert not in_project("<string>", tmp_path)
+    frames = [{"path": str(tmp_path / "m.py"), "line": 5, "function": "f"},
+              {"path": "<string>", "line": 4, "function": "__init__"}]
+    assert primary_frame(frames, tmp_path / "elsewhere")["line"] == 5

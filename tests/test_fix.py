@@ -29,10 +29,11 @@ from tests.conftest import FIXTURES, ROOT, requires_torch
 FIX_DIR = FIXTURES / "fix"
 # fixture -> (the rules whose rewrites it exercises, whether they are unsafe)
 CASES = {
-    "print_guard": ({"BRK201"}, False),
-    "logging_guard": ({"BRK202"}, False),
-    "warnings_guard": ({"BRK203"}, False),
-    "stream_guard": ({"BRK211"}, False),
+    "print_loss": ({"BRK201"}, False),
+    # Guarding with is_compiling() skips the call in compiled code: its output is lost there.
+    "logging_guard": ({"BRK202"}, True),
+    "warnings_guard": ({"BRK203"}, True),
+    "stream_guard": ({"BRK211"}, True),
     "graph_break_delete": ({"BRK209"}, False),
     "where_branch": ({"BRK101"}, True),
     "item_tensor": ({"BRK102"}, True),
@@ -147,23 +148,22 @@ def test_rewrite_keeps_eager_outputs(name):
 
 # formatting, --diff, idempotence ---------------------------------------------------------------------------
 EXPECTED_DIFF = '''\
---- a/print_guard.py
-+++ b/print_guard.py
-@@ -12,7 +12,8 @@
-     def forward(self, x):
-         h = self.proj(x).relu()
-         # shape check while debugging
--        print("block out", h.shape)  # keep this comment
-+        if not torch.compiler.is_compiling():
-+            print("block out", h.shape)  # keep this comment
-         return h + x
+--- a/print_loss.py
++++ b/print_loss.py
+@@ -4,6 +4,8 @@
+ import torch
+ from torch import nn
+ from torch.nn import functional as F
++
++torch._dynamo.config.reorderable_logging_functions.add(print)
  
  
+ @torch.compile
 '''
 
 
 def test_diff_prints_the_exact_rewrite_and_writes_nothing(tmp_path):
-    shutil.copyfile(FIX_DIR / "print_guard.py", tmp_path / "print_guard.py")
+    shutil.copyfile(FIX_DIR / "print_loss.py", tmp_path / "print_loss.py")
     before = {p.name: (p.read_bytes(), p.stat().st_mtime_ns) for p in tmp_path.iterdir()}
     result = cli("check", str(tmp_path), "--diff", "--root", str(tmp_path))
     assert result.exit_code == 1, result.output
@@ -172,7 +172,7 @@ def test_diff_prints_the_exact_rewrite_and_writes_nothing(tmp_path):
 
 
 def test_diff_exits_zero_when_there_is_nothing_to_fix(tmp_path):
-    shutil.copyfile(FIX_DIR / "print_guard.fixed.py", tmp_path / "model.py")
+    shutil.copyfile(FIX_DIR / "print_loss.fixed.py", tmp_path / "model.py")
     result = cli("check", str(tmp_path), "--diff", "--root", str(tmp_path))
     assert result.exit_code == 0 and result.stdout == ""
 
@@ -186,14 +186,16 @@ def test_diff_shows_what_several_fix_rounds_do(tmp_path):
 
 
 def test_fix_is_idempotent_and_reports_what_it_fixed(tmp_path):
-    for name in ("print_guard", "logging_guard"):
+    for name in ("print_loss", "logging_guard"):
         shutil.copyfile(FIX_DIR / f"{name}.py", tmp_path / f"{name}.py")
-    first = cli("check", str(tmp_path), "--fix", "--no-dynamic", "--root", str(tmp_path), "--color", "never")
+    first = cli("check", str(tmp_path), "--fix", "--unsafe-fixes", "--no-dynamic", "--root", str(tmp_path),
+                "--color", "never")
     assert first.exit_code == 0, first.output
     assert "Fixed 3 finding(s) in 2 file(s) (BRK201 x1, BRK202 x2)" in " ".join(first.stdout.split())
     assert "No findings" in first.stdout
     text = {p.name: p.read_bytes() for p in tmp_path.glob("*.py")}
-    second = cli("check", str(tmp_path), "--fix", "--no-dynamic", "--root", str(tmp_path), "--color", "never")
+    second = cli("check", str(tmp_path), "--fix", "--unsafe-fixes", "--no-dynamic", "--root", str(tmp_path),
+                 "--color", "never")
     assert second.exit_code == 0 and "Fixed" not in second.stdout
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.py")} == text
 
@@ -206,14 +208,14 @@ def test_fix_keeps_crlf_comments_encoding_and_file_mode(tmp_path):
     path.write_bytes(code.encode("latin-1"))
     path.chmod(0o640)
     fix_paths([path], Config(dynamic=False), load_catalog(), root=tmp_path)
-    expected = code.replace("    print(y)  # noisy\r\n",
-                            "    if not torch.compiler.is_compiling():\r\n        print(y)  # noisy\r\n")
+    expected = code.replace("import torch\r\n",
+                            "import torch\r\n\r\ntorch._dynamo.config.reorderable_logging_functions.add(print)\r\n")
     assert path.read_bytes() == expected.encode("latin-1")
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
 
 
 def test_fix_adds_import_torch_when_the_module_has_none(tmp_path):
-    target, _ = fixed_copy(tmp_path, "stream_guard", unsafe=False)
+    target, _ = fixed_copy(tmp_path, "stream_guard", unsafe=True)
     assert "import sys\n\nimport torch\nfrom torch import nn, randn\n" in target.read_text(encoding="utf-8")
 
 
@@ -222,7 +224,8 @@ def test_fix_uses_the_modules_own_torch_alias(tmp_path):
     path.write_text("import torch as th\n\n\n@th.compile\ndef f(x):\n    print(x)\n    return x + 1\n",
                     encoding="utf-8")
     fix_paths([path], Config(dynamic=False), load_catalog(), root=tmp_path)
-    assert "    if not th.compiler.is_compiling():\n        print(x)\n" in path.read_text(encoding="utf-8")
+    assert "import torch as th\n\nth._dynamo.config.reorderable_logging_functions.add(print)\n" \
+        in path.read_text(encoding="utf-8")
 
 
 # where a rewrite does not apply, it is not offered -----------------------------------------------------------
@@ -250,7 +253,7 @@ def test_shapes_a_rewrite_does_not_know_are_left_alone(tmp_path, body):
 
 # reports --------------------------------------------------------------------------------------------------
 def test_terminal_marks_fixable_findings_and_counts_them(tmp_path):
-    for name in ("print_guard", "item_tensor"):
+    for name in ("print_loss", "item_tensor"):
         shutil.copyfile(FIX_DIR / f"{name}.py", tmp_path / f"{name}.py")
     result = cli("check", str(tmp_path), "--no-dynamic", "--root", str(tmp_path), "--color", "never",
                  "--exit-zero")
@@ -283,10 +286,102 @@ def test_line_edit_widens_to_whole_lines():
 
 
 def test_two_identical_calls_in_one_function_are_both_fixed(tmp_path):
-    """Both `print(x)` lines are found (one span per statement, not two) and both guarded."""
+    """Both `print(x)` lines are found (one span per statement, not two) and both fixed by the
+    one line that makes print reorderable."""
     path = tmp_path / "m.py"
     path.write_text("import torch\n\n\n@torch.compile\ndef f(x):\n    print(x)\n    y = x + 1\n    print(x)\n"
                     "    return y\n", encoding="utf-8")
     outcome = fix_paths([path], Config(dynamic=False), load_catalog(), root=tmp_path)
     assert [f.line for f in outcome.fixed] == [6, 8]
-    assert path.read_text(encoding="utf-8").count("if not torch.compiler.is_compiling():") == 2
+    assert path.read_text(encoding="utf-8").count("reorderable_logging_functions.add(print)") == 1
+
+
+# BRK201: the print is kept, reordered after the graph ---------------------------------------------------------
+@requires_torch
+def test_print_fix_keeps_the_loss_log_with_no_graph_break(capfd):
+    """The training step's loss log: printed by the compiled code before the fix (with a graph
+    break) and after it (no break), the same text as in eager code (real Dynamo, torch 2.13)."""
+    import torch
+    from torch._dynamo.utils import counters
+
+    printed, breaks, graphs = {}, {}, {}
+    for name in ("print_loss", "print_loss.fixed"):
+        module = _load(FIX_DIR / f"{name}.py")
+        [(step, args)] = list(module.breakscan_examples())
+        step = step._torchdynamo_orig_callable  # the user's function, compiled here with the eager backend
+        capfd.readouterr()
+        step(*args)
+        printed["eager"] = capfd.readouterr().out
+        torch._dynamo.reset()
+        counters.clear()
+        torch.compile(step, backend="eager")(*args)
+        printed[name] = capfd.readouterr().out
+        breaks[name] = sum(counters["graph_break"].values())
+        graphs[name] = counters["stats"]["unique_graphs"]
+    assert printed["eager"].startswith("loss tensor(")
+    assert printed["print_loss"] == printed["print_loss.fixed"] == printed["eager"]
+    assert (breaks["print_loss"], graphs["print_loss"]) == (1, 2)
+    assert (breaks["print_loss.fixed"], graphs["print_loss.fixed"]) == (0, 1)
+
+
+NOT_REORDERED = {
+    "print in a helper Dynamo inlines (it would be dropped)":
+        "def log(v):\n    print('value', v)\n\n\n@torch.compile\ndef f(x):\n    log(x)\n    return x + 1\n",
+    "print with a keyword argument (not replayed)":
+        "@torch.compile\ndef f(x):\n    print('value', x, sep='=')\n    return x + 1\n",
+    "a tensor changed in place after the print (it would print the later value)":
+        "@torch.compile\ndef f(x):\n    y = x * 2\n    print('y', y)\n    y.add_(1)\n    return y\n",
+    "an augmented assignment in the function":
+        "@torch.compile\ndef f(x):\n    y = x * 2\n    print('y', y)\n    y += 1\n    return y\n",
+    "another print in compiled code (a submodule's forward may be inlined)":
+        "class Block(torch.nn.Module):\n    def forward(self, x):\n        print('block', x)\n        return x\n\n\n"
+        "@torch.compile\ndef f(x):\n    print('in', x)\n    return Block()(x)\n",
+    "a suppressed print in a helper (hidden from the report, still dropped if made reorderable)":
+        "def log(v):\n    print('value', v)  # noqa: BRK201\n\n\n@torch.compile\ndef f(x):\n    print('in', x)\n"
+        "    log(x)\n    return x + 1\n",
+    "a compiled function that another compiled function calls (Dynamo inlines it there)":
+        "@torch.compile\ndef f(x):\n    print('in', x)\n    return x + 1\n\n\n"
+        "@torch.compile\ndef g(x):\n    return f(x) * 2\n",
+    "print in a nested function":
+        "@torch.compile\ndef f(x):\n    def g(v):\n        print('v', v)\n        return v\n    return g(x)\n",
+    "print in a module's forward (inlined when the module is a submodule)":
+        "class Block(torch.nn.Module):\n    def forward(self, x):\n        print('block', x)\n        return x\n",
+}
+
+
+@pytest.mark.parametrize("body", NOT_REORDERED.values(), ids=list(NOT_REORDERED))
+def test_print_is_not_made_reorderable_where_output_could_change(tmp_path, body):
+    path = tmp_path / "m.py"
+    code = f"import torch\n\n\n{body}"
+    path.write_text(code, encoding="utf-8")
+    outcome = fix_paths([path], Config(dynamic=False), load_catalog(), root=tmp_path, unsafe=True)
+    assert outcome.fixed == [] and path.read_text(encoding="utf-8") == code
+
+
+def test_reorderable_print_is_not_a_predicted_break(tmp_path):
+    """Once the module makes print reorderable, a print of tensors, numbers and strings is no
+    break; a `torch.Size` or a keyword argument still is (checked on torch 2.13)."""
+    from tests.conftest import rule_lines, static_findings
+
+    findings = static_findings(tmp_path, """\
+        import torch
+
+        torch._dynamo.config.reorderable_logging_functions.add(print)
+
+
+        @torch.compile
+        def f(x):
+            y = x * 2
+            print("y", y, 3, f"{y:.2f}")
+            print("shape", y.shape)
+            print("y", y, end="")
+            return y
+        """)
+    assert {line for rule, line in rule_lines(findings) if rule == "BRK201"} == {10, 11}
+
+
+def test_context_dependent_rewrites_are_named_where_the_cache_can_see_them():
+    from breakscan.fix import CONTEXT_REWRITES
+    from breakscan.fix.rewrites import NEEDS_FINDINGS
+
+    assert NEEDS_FINDINGS == CONTEXT_REWRITES

@@ -148,9 +148,10 @@ def test_entries_are_listed_worst_first(tmp_path: Path, model: Path) -> None:
     out = render(Report(root=tmp_path, findings=[], entries=entries, dynamic_ran=True, torch_version="2.13.0"))
     assert out.index("pkg/model.py:split") < out.index("pkg/model.py:small")
     assert "2, 1, 5" in out
-    split_row = next(line for line in out.splitlines() if "pkg/model.py:split" in line)
-    small_row = next(line for line in out.splitlines() if "pkg/model.py:small" in line)
-    assert "│ no" in split_row and "│ ok" in small_row
+    lines = out.splitlines()
+    split_at, small_at = lines.index("pkg/model.py:split"), lines.index("pkg/model.py:small")
+    assert lines[split_at + 1] == "  0 call(s), 3 graph(s) (ops per graph: 2, 1, 5), 2 break(s), 0 recompile(s)"
+    assert lines[split_at + 2] == "  fullgraph: no" and lines[small_at + 2] == "  fullgraph: ok"
 
 
 def test_plain_output_has_no_trailing_spaces(tmp_path: Path, model: Path) -> None:

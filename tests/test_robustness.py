@@ -314,14 +314,14 @@ def test_an_internal_error_is_not_cached(tmp_path, rules, monkeypatch):
     from breakscan.static.checks import RegionVisitor
 
     path = _write(tmp_path, "model.py", MASKED.encode())
-    cache = Cache(tmp_path, directory=tmp_path / "cache")
+    cache = Cache(tmp_path / "cache")
     with monkeypatch.context() as patch:
         patch.setattr(RegionVisitor, "visit_Subscript", _boom)
         patch.setattr(walk, "_METHODS", {})
         first = scan_files([path], rules, cache=cache)
     assert "BRK900" in {f.rule_id for f in first.findings}
     walk._METHODS.clear()
-    again = scan_files([path], rules, cache=Cache(tmp_path, directory=tmp_path / "cache"))
+    again = scan_files([path], rules, cache=Cache(tmp_path / "cache"))
     assert again.cache_hits == 0  # not replayed from the cache
     assert {(f.rule_id, f.line) for f in again.findings} == {("BRK106", 6), ("BRK201", 7), ("BRK102", 8)}
 

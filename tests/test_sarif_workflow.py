@@ -47,9 +47,22 @@ def test_torch_cpu_is_installed_before_breakscan() -> None:
     assert torch < tool and "download.pytorch.org/whl/cpu" in commands[torch]
 
 
+def test_breakscan_is_installed_from_the_checked_out_submodule() -> None:
+    """breakscan is not on PyPI: the workflow installs the submodule the checkout fetched, then
+    removes its working tree before the scan of `.` (its fixtures break on purpose)."""
+    checkout = next(s for s in steps() if s.get("uses", "").startswith("actions/checkout@"))
+    assert checkout["with"]["submodules"] is True
+    commands = [line.strip() for step in steps() for line in step.get("run", "").splitlines()]
+    install = commands.index("python -m pip install ./tools/breakscan")
+    deinit = commands.index("git submodule deinit --force tools/breakscan")
+    scan = next(i for i, c in enumerate(commands) if c.startswith("breakscan "))
+    assert install < deinit < scan
+    assert not any(c.endswith("pip install breakscan") for c in commands)
+
+
 def test_upload_step_uploads_the_file_breakscan_writes() -> None:
     (upload,) = [s for s in steps() if s.get("uses", "").startswith("github/codeql-action/upload-sarif@")]
-    assert upload["uses"].endswith("@v3")
+    assert upload["uses"].endswith("@v4")  # v3 is deprecated
     argv = breakscan_command()
     output = argv[argv.index("--output") + 1] if "--output" in argv else argv[argv.index("-o") + 1]
     assert upload["with"]["sarif_file"] == output

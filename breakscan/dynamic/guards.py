@@ -6,6 +6,13 @@ rank, dtype, requires_grad, `dispatch key set` (device type), `Tensor device ind
 `n == 2` (a Python scalar argument), `G['G'] == 1` (a global), `self.training == True`,
 `___check_obj_id(fn.__code__, 1405...)` (object identity), `___check_type_id(...)` (type),
 `len(l) == 1` (container length). Pure Python; no torch import.
+
+After a graph break Dynamo runs the breaking call eagerly and resumes in a generated function
+whose arguments `___stack0`, `___stack1`, ... are the values then on the stack (the last one is
+the call's result). A guard on such a value is about that result, not an argument: classes
+`data_dependent_shape` (the break was a data-dependent operator, e.g. `torch.nonzero`: the
+value is or carries a size read off data) and `graph_break_value` (any other Python value,
+e.g. `random.random()`). `describe` turns Dynamo's internal names into words for messages.
 """
 
 from __future__ import annotations
@@ -18,6 +25,14 @@ LEN_RE = re.compile(r"^len\(")
 ATTR_VALUE_RE = re.compile(r"^(?P<src>[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*|\[[^\]]*\])+)\s*(?:==|!=|is|<|>|<=|>=)\s")
 NAME_VALUE_RE = re.compile(r"^(?:not\s+)?(?P<src>[A-Za-z_]\w*)\s*(?:==|!=|is|<|>|<=|>=)\s")
 SELF_NAMES = ("self", "s", "mod", "module", "m")
+STACK_RE = re.compile(r"___stack(?P<n>\d+)")
+OBJ_ID_RE = re.compile(r"___check_obj_id\((?P<expr>.+?), \d+\)")
+TYPE_ID_RE = re.compile(r"___check_type_id\((?P<expr>.+?), \d+\)")
+DICT_CONTAINS_RE = re.compile(r"___dict_contains\((?P<key>.+?), (?P<expr>.+?)\)")
+INTERNAL_RE = re.compile(r"(?<!\w)___(?=[A-Za-z])")
+# Graph breaks on an operator whose output size (or value) depends on tensor data
+# (torch 2.13 registry: Dynamic shape operator, with no meta kernel, one_hot).
+DATA_DEPENDENT_GB = frozenset({"GB0036", "GB0037", "GB0246"})
 
 TENSOR_CLASSES = (
     ("size mismatch", "shape"),
@@ -56,6 +71,15 @@ FIXES: dict[str, str] = {
     "type": "Pass arguments of one type each call (e.g. always a tensor, never sometimes a list).",
     "length": "Keep container lengths fixed between calls (pad lists), or pass one stacked tensor instead "
     "of a Python list.",
+    "graph_break_value": "Keep the value a tensor inside the compiled code (e.g. `torch.rand(())` instead of "
+    "`random.random()`, no `.item()`), or compute it outside the compiled function and pass it in as a tensor "
+    "argument. `mark_dynamic` does not help: the value is a Python number made at a graph break, and Dynamo "
+    "specializes the rest of the function on it.",
+    "data_dependent_shape": "Let the data-dependent operator stay in the graph: "
+    "`torch._dynamo.config.capture_dynamic_output_shape_ops = True` (and `capture_scalar_outputs = True` for "
+    "`.item()`) gives one graph for every size; or avoid the data-dependent size (mask with "
+    "`torch.where(mask, x, 0)` instead of indexing with `torch.nonzero`). Without it Dynamo recompiles for a "
+    "new size, then marks it dynamic.",
     "other": "",
 }
 
@@ -74,6 +98,11 @@ EXPLANATIONS: dict[str, str] = {
     "and a different one was passed.",
     "type": "An argument's type changed.",
     "length": "The length of a list, tuple or dict changed.",
+    "graph_break_value": "The guarded value was computed eagerly at a graph break (the call that broke the "
+    "graph) and handed to the rest of the function, which Dynamo compiled for that exact value; a new value "
+    "means a new graph.",
+    "data_dependent_shape": "The guarded size comes from a data-dependent operator that broke the graph: its "
+    "output size depends on the tensor's values, so it changes with the data, not with the inputs' shapes.",
     "other": "",
 }
 
@@ -83,12 +112,24 @@ def _strip_comment(guard: str) -> str:
     return guard.split("  # ", 1)[0].strip()
 
 
-def classify(guard: str, hint: str = "") -> str:
+def stack_slots(guard: str) -> list[int]:
+    """The `___stackN` numbers a guard mentions (values carried over a graph break)."""
+    return [int(m.group("n")) for m in STACK_RE.finditer(_strip_comment(guard))]
+
+
+def classify(guard: str, hint: str = "", break_gb: str = "") -> str:
     """The class of one guard-failure text (see module docstring); `other` when unknown.
 
     `hint` is Dynamo's `(HINT: ...)` suffix, which names nn.Module integer attributes.
+    `break_gb` is the graph-break id of the break whose result the guard's `___stackN` holds
+    ('' when unknown): it tells a data-dependent size from any other value.
     """
     g = _strip_comment(guard)
+    if stack_slots(g) and "___check_obj_id" not in g and "___check_type_id" not in g:
+        if break_gb in DATA_DEPENDENT_GB:
+            return "data_dependent_shape"
+        if not TENSOR_RE.match(g):
+            return "graph_break_value"
     m = TENSOR_RE.match(g)
     if m:
         what = m.group("what")
@@ -114,3 +155,20 @@ def classify(guard: str, hint: str = "") -> str:
     if NAME_VALUE_RE.match(g):
         return "scalar_value"
     return "other"
+
+
+def describe(guard: str, stack_values: dict[int, str] | None = None) -> str:
+    """The guard as a user reads it: no Dynamo-internal names.
+
+    `stack_values` maps a `___stackN` number to what it holds (`random.random()`; key -1: any
+    number); an unknown one reads `<value at the graph break>`. `___check_obj_id(e, id)` reads
+    `e is the same object`, `___check_type_id(e, id)` `type(e) is unchanged`,
+    `___dict_contains(k, d)` `k in d`; any other `___name` loses its underscores.
+    """
+    g = _strip_comment(guard)
+    values = stack_values or {}
+    g = STACK_RE.sub(lambda m: values.get(int(m.group("n"))) or values.get(-1) or "<value at the graph break>", g)
+    g = OBJ_ID_RE.sub(lambda m: f"{m.group('expr')} is the same object", g)
+    g = TYPE_ID_RE.sub(lambda m: f"type({m.group('expr')}) is unchanged", g)
+    g = DICT_CONTAINS_RE.sub(lambda m: f"{m.group('key')} in {m.group('expr')}", g)
+    return INTERNAL_RE.sub("", g)

@@ -9,7 +9,13 @@ use it on captured text. Formats measured on torch 2.13 (see shared/DYNAMO-NOTES
 - recompile (artifact `recompiles`): `Recompiling function F in FILE:LINE`, then
   `- N/M: <guard>  # <code>  # <path tail>:<line> in <fn>` lines and `- User stack trace:` frames;
 - recompile limit (WARNING on `torch._dynamo.convert_frame`): `hit config.recompile_limit (8)`;
-- traced line (artifact `trace_source`): `TRACE starts_line FILE:LINE in fn (orig)`.
+- traced line (artifact `trace_source`): `TRACE starts_line FILE:LINE in fn (orig)`;
+- an exception escaping a frame compile (INFO on `torch._dynamo.convert_frame`; WARNING for
+  hard errors): `WON'T CONVERT fn FILE line N` / `due to:` / Dynamo's traceback /
+  `torch._dynamo.exc.Unsupported: <type>` with `Explanation:` / `Hint:` lines and the `/gb/` link /
+  optional `from user code:` frames. Breaks
+  raised outside the tracer (a generator compiled directly: GB0003; the recompile limit: GB0039) are
+  logged only so; the frame runs eagerly.
 """
 
 from __future__ import annotations
@@ -29,6 +35,9 @@ HINT_RE = re.compile(r"\(HINT: (?P<hint>.*)\)\s*$")
 LIMIT_RE = re.compile(r"hit config\.(?P<which>\w*recompile_limit) \((?P<limit>\d+)\)")
 LIMIT_FN_RE = re.compile(r"function: '(?P<func>[^']+)' \((?P<path>.+):(?P<line>\d+)\)")
 TRACE_RE = re.compile(r"TRACE starts_line (?P<path>.+):(?P<line>\d+) in ")
+WONT_CONVERT_RE = re.compile(r"^WON'T CONVERT (?P<func>\S+) (?P<path>.+) line (?P<line>\d+)\s*$")
+EXC_LINE_RE = re.compile(
+    r"^(?P<exc>[A-Za-z_][\w.]*(?:Error|Exception|Unsupported|Exit|Interrupt)\w*): ?(?P<msg>.*)$")
 FALLBACK_MARK = "Skipping the function and falling back to eager"
 DUPLICATE_MARK = "user stack suppressed due to duplicate graph break"
 
@@ -132,6 +141,55 @@ def _sections(body: list[str]) -> tuple[str, list[str]]:
         elif current is explanation and s:
             explanation.append(s)
     return " ".join(explanation).strip(), hints
+
+
+def is_pseudo_path(path: str) -> bool:
+    """True for code without a source file (`<string>`: a dataclass's generated `__init__`, exec'd code)."""
+    return not path or path.startswith("<")
+
+
+def parse_wont_convert(text: str) -> dict[str, Any] | None:
+    """Parse a `WON'T CONVERT fn FILE line N` record: an exception escaped a frame compile.
+
+    Returns None for other text; else the keys of `parse_graph_break` with `fallback` True
+    (the frame runs eagerly) and `escaped` True. `gb_type` is the exception's first line
+    (`Attempt to trace generator`, or `ExcType: message` for an exception that is not Dynamo's
+    `Unsupported`); `stack` is Dynamo's `from user code:` frames, else the frame's own `def`.
+    """
+    # exc_info repeats the traceback after the message: keep the first copy only.
+    lines = text.split("\nSet TORCHDYNAMO_VERBOSE", 1)[0].splitlines()
+    m = WONT_CONVERT_RE.match(lines[0].strip()) if lines else None
+    if not m:
+        return None
+    # The raised exception is the last one before its `/gb/` link or user frames (a chained
+    # traceback lists its causes first).
+    end = next((i for i, ln in enumerate(lines) if "/gb/gb" in ln or ln.strip() == "from user code:"), len(lines))
+    exc_at = next((i for i in range(end - 1, 0, -1) if EXC_LINE_RE.match(lines[i])), None)
+    if exc_at is None:
+        return None
+    exc = EXC_LINE_RE.match(lines[exc_at])
+    name, msg = (exc.group("exc"), exc.group("msg").strip()) if exc else ("", "")
+    gb_type = msg if name.endswith("Unsupported") else f"{name.rsplit('.', 1)[-1]}: {msg}"
+    user_at = next((i for i, ln in enumerate(lines) if ln.strip() == "from user code:"), len(lines))
+    explanation, hints = _sections(lines[exc_at + 1 : user_at])
+    stack = parse_frames(lines[user_at + 1 :])
+    path, line = m.group("path"), int(m.group("line"))
+    if not stack:
+        stack = [{"path": path, "line": def_line(path, line), "function": m.group("func"), "column": None,
+                  "end_column": None, "code": ""}]
+    return {
+        "path": stack[-1]["path"],
+        "line": stack[-1]["line"],
+        "function": m.group("func"),
+        "gb_type": gb_type,
+        "gb_id": gb_id_from_text("\n".join(lines)),
+        "explanation": explanation,
+        "hints": hints,
+        "stack": stack,
+        "fallback": True,
+        "escaped": True,
+        "duplicate": False,
+    }
 
 
 def parse_graph_break(text: str) -> dict[str, Any] | None:

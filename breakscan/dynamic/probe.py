@@ -32,8 +32,11 @@ SIGTERM dumps the stack (faulthandler), then terminates as by default.
 
 Sources (torch 2.13, shared/DYNAMO-NOTES.md): one handler on logger `torch._dynamo`, which
 receives the artifact loggers `...__graph_breaks`, `...__recompiles`, `...__trace_source`
-(enabled with `torch._logging.set_logs`) and the recompile-limit WARNING of
-`torch._dynamo.convert_frame`; and a handler on the structured trace logger `torch.__trace`
+(enabled with `torch._logging.set_logs`), the recompile-limit WARNING of
+`torch._dynamo.convert_frame` and its `WON'T CONVERT` INFO (an exception escaped a frame's
+compile; written as a `break` record with `fallback` and `escaped`; a `recompile` record
+carries `stack_args`, see `resume_stack_args`); and a handler on the structured trace logger
+`torch.__trace`
 for `compilation_metrics` (frames that fell back to eager entirely).
 
 Graphs and ops per graph come from the oracle itself: its backend is wrapped to record each
@@ -55,6 +58,7 @@ import os
 import runpy
 import signal
 import sys
+import sysconfig
 import time
 import traceback
 from pathlib import Path
@@ -128,11 +132,20 @@ class Collector(logging.Handler):
         elif name.endswith("__recompiles") or name.endswith("__recompiles_verbose"):
             ev = parse.parse_recompile(record.getMessage())
             if ev:
+                ev["stack_args"] = resume_stack_args(ev["function"])
                 self._write("recompile", ev)
-        elif record.levelno >= logging.WARNING:
-            ev = parse.parse_recompile_limit(record.getMessage())
-            if ev:
-                self._write("recompile_limit", ev)
+        elif record.levelno >= logging.INFO:
+            text = record.getMessage()
+            escaped = parse.parse_wont_convert(text)
+            if escaped:
+                # A torch or standard-library frame (an `inspect` generator expression) that ran
+                # eagerly because its caller did: nothing the user compiled falls back.
+                if not all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
+                    self._write("break", escaped)
+            elif record.levelno >= logging.WARNING:
+                limit = parse.parse_recompile_limit(text)
+                if limit:
+                    self._write("recompile_limit", limit)
 
     def _on_trace(self, meta: dict[str, Any]) -> None:
         cm = meta.get("compilation_metrics")
@@ -147,6 +160,27 @@ class Collector(logging.Handler):
                 "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
             )
             self._write("fallback", data)
+
+
+def resume_stack_args(co_name: str) -> int | None:
+    """How many `___stackN` arguments the resume function `co_name` takes, or None.
+
+    Read off the code object that Dynamo's recompile logger (`get_and_maybe_log_recompilation_
+    reasons`, torch 2.13) holds in its local `code`, a few frames up from this handler; the
+    highest `___stackN` is the top of the stack: the result of the call that broke the graph.
+    """
+    if not parse.is_resume(co_name):
+        return None
+    frame = sys._getframe(1)
+    for _ in range(16):
+        if frame is None:
+            return None
+        code = frame.f_locals.get("code") if frame.f_code.co_name.endswith("recompilation_reasons") else None
+        if getattr(code, "co_name", None) == co_name:
+            names = code.co_varnames[: code.co_argcount]  # type: ignore[union-attr]
+            return sum(1 for n in names if n.startswith("___stack"))
+        frame = frame.f_back
+    return None
 
 
 _JUMPS = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_ABSOLUTE", "JUMP", "NOP", "JUMP_BACKWARD_NO_INTERRUPT")
@@ -381,6 +415,31 @@ def fullgraph_message(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {gb_type}{ident}{where}"
 
 
+def break_summary(record: dict[str, Any]) -> dict[str, Any]:
+    """`{gb_type, gb_id, path, line}` of a `break` record, or of a `fallback` record (a frame
+    Dynamo gave up on: `compilation_metrics` names the failing user frame, its `parsed` reason
+    the type and id)."""
+    if "fail_type" not in record:
+        return {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}
+    parsed = record.get("parsed") or {}
+    return {
+        "gb_type": parsed.get("gb_type") or str(record.get("fail_type") or ""),
+        "gb_id": parsed.get("gb_id") or "",
+        "path": record.get("fail_user_frame_filename") or record.get("co_filename") or "",
+        "line": record.get("fail_user_frame_lineno") or record.get("co_firstlineno") or 0,
+    }
+
+
+def call_site(examples: Any, func: Callable[..., Any]) -> tuple[str, int]:
+    """(path, line) in the user's examples code that made the current call: the `yield` a
+    generator is suspended at, else the examples function's first line (a returned list)."""
+    frame = getattr(examples, "gi_frame", None)
+    if frame is not None:
+        return os.path.abspath(frame.f_code.co_filename), int(frame.f_lineno)
+    code = getattr(inspect.unwrap(func), "__code__", None)
+    return (os.path.abspath(code.co_filename), int(code.co_firstlineno)) if code else ("", 0)
+
+
 class EntryRun:
     """One entry in progress: a compiled fn and the calls made so far (calls run as yielded)."""
 
@@ -404,8 +463,8 @@ class EntryRun:
     def on_break(self, record: dict[str, Any]) -> None:
         """A break or fallback record of this entry (from the collector)."""
         self.broke = True
-        if self.calls == 0:
-            self.order.append({"break": {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
+        if self.calls == 0 and not record.get("escaped"):  # a frame that failed to compile splits no graph
+            self.order.append({"break": break_summary(record)})
 
     def call(self, args: tuple, kwargs: dict, collector: Collector, writer: ResultWriter) -> None:
         """One default-mode call (the oracle); a raise or exit stops the entry's calls."""
@@ -471,7 +530,8 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
             writer.write({"type": "no_examples", "target": request["target"]})
             return
         phase = "examples"
-        for item in call_examples(func, device):
+        examples = iter(call_examples(func, device))
+        for item in examples:
             _stop_if_interrupted()
             fn, args, kwargs = normalise(item)
             if current is None or current.fn is not fn:
@@ -479,7 +539,9 @@ def run_examples(torch: Any, request: dict[str, Any], device: str, collector: Co
                     current.finish(collector, writer)
                 path, line, qualname = fn_location(fn)
                 name = entry_name(path, qualname, request["project_root"], seen)
-                writer.write({"type": "entry_start", "entry": name, "path": path, "line": line})
+                site_path, site_line = call_site(examples, func)
+                writer.write({"type": "entry_start", "entry": name, "path": path, "line": line,
+                              "call_path": site_path, "call_line": site_line})
                 collector.begin(name)
                 current = EntryRun(torch, fn, name, (path, line), backend)
                 collector.on_break = current.on_break
@@ -616,6 +678,8 @@ def install_logging(torch: Any, collector: Collector) -> None:
         for h in list(lg.handlers):
             lg.removeHandler(h)
     logging.getLogger("torch._dynamo").addHandler(collector)
+    # `WON'T CONVERT` (an exception escaped a frame compile: the frame runs eagerly) is INFO.
+    logging.getLogger("torch._dynamo.convert_frame").setLevel(logging.INFO)
     trace = logging.getLogger("torch.__trace")
     trace.addHandler(collector)
     trace.setLevel(logging.DEBUG)
@@ -683,6 +747,8 @@ def _stop_if_interrupted() -> None:
 
 
 SKIP_DIRS: tuple[str, ...] = (BREAKSCAN_DIR + os.sep,)
+STDLIB_DIRS = tuple({os.path.join(p, "") for k, p in sysconfig.get_paths().items()
+                     if k in ("stdlib", "platstdlib")})
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))

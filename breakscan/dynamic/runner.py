@@ -6,6 +6,8 @@ reach breakscan; they become BRK902 (user code raised) / BRK903 (dynamic pass cr
 out, killed, or exited) error findings, keeping the findings of entries finished before.
 
 Finding conventions (observed by Dynamo, status OBSERVED):
+- placement (`primary_frame`): the innermost stack frame inside the project, else the innermost
+  one that is neither torch nor the standard library, never code without a file (`<string>`).
 - graph break / frame fallback: `rule_id` = Dynamo's graph-break id (`GB0124`), `DYN000` when
   the message has none; de-duplicated per entry on (file, line, graph-break type).
 - recompile: `rule_id` `BRK510`, one finding per guard failure, de-duplicated on
@@ -30,14 +32,18 @@ the results say `interrupted` (no BRK903 for a stop the user asked for).
 
 from __future__ import annotations
 
+import ast
+import functools
 import importlib.util
 import json
+import linecache
 import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import tempfile
 import time
 from collections.abc import Callable
@@ -61,7 +67,8 @@ INTERRUPT_GRACE_S = 5.0  # examples mode: seconds from a forwarded Ctrl-C to SIG
 LIBRARY_MARKERS = (f"{os.sep}site-packages{os.sep}", f"{os.sep}dist-packages{os.sep}")
 FAULT_FRAME_RE = re.compile(r'^\s*File "(?P<path>[^"]+)", line (?P<line>\d+) in (?P<func>\S+)')
 SENTENCE_END_RE = re.compile(r"(?<!e\.g)(?<!i\.e)(?<!etc)\.\s")
-USELESS_HINTS = ("Please report an issue to PyTorch", "This graph break is fundamental")
+USELESS_HINTS = ("Please report an issue to PyTorch", "This graph break is fundamental",
+                 "This is likely to be a Dynamo bug")
 
 
 @dataclass
@@ -289,9 +296,40 @@ def _program_entry(rep: EntryReport, records: list[dict[str, Any]]) -> EntryRepo
     """Run mode's one entry: graphs and ops from the frames the program compiled."""
     ops = [int(r.get("graph_op_count") or 0) for r in records if r.get("type") == "compiled"]
     rep.graphs, rep.ops_per_graph = len(ops), ops
-    rep.calls = len({(r.get("co_filename"), r.get("co_name")) for r in records if r.get("type") == "compiled"})
-    rep.recompiles = sum(1 for r in records if r.get("type") == "recompile" and not parse.is_resume(r.get("function", "")))
+    rep.calls = 0  # the program's calls of compiled functions are not observed in run mode
+    rep.recompiles = count_recompiles(records, rep.name)
     return rep
+
+
+def count_recompiles(records: list[dict[str, Any]], entry: str) -> int:
+    """How often `entry` was recompiled, from its `recompile` records.
+
+    Examples mode (records carry their call number): the calls that recompiled. Run mode (no
+    call numbers): each frame's recompile, except a resume function's (the rest of a frame
+    after a break) that follows its root function's recompile: the same guard failure.
+    """
+    follow = follow_ups(records)
+    recs = [(i, r) for i, r in enumerate(records) if r.get("type") == "recompile" and r.get("entry") == entry]
+    if any(r.get("call") for _, r in recs):
+        return len({r.get("call") for _, r in recs})
+    return sum(1 for i, _ in recs if i not in follow)
+
+
+def follow_ups(records: list[dict[str, Any]]) -> set[int]:
+    """Indices of the `recompile` records of a resume function (the rest of a frame after a
+    break) that follow its root function's recompile in the same entry and call (run mode has
+    no call numbers: the last root recompile): the same guard failure, seen again."""
+    out: set[int] = set()
+    roots: dict[tuple[Any, Any], str] = {}
+    for i, r in enumerate(records):
+        if r.get("type") != "recompile":
+            continue
+        key = (r.get("entry"), r.get("call"))
+        if not parse.is_resume(r.get("function", "")):
+            roots[key] = r.get("root_function", "")
+        elif roots.get(key) == r.get("root_function"):
+            out.add(i)
+    return out
 
 
 @dataclass
@@ -531,8 +569,8 @@ def in_project(path: str, root: Path) -> bool:
     The root itself may be an installed package (scanning `site-packages/transformers`): only the
     part of `path` below `root` is checked for `site-packages` (a `.venv` inside the project).
     """
-    if not path or is_breakscan(path):
-        return False
+    if not path or parse.is_pseudo_path(path) or is_breakscan(path):
+        return False  # `<string>` would resolve against the working directory
     try:
         rel = Path(path).resolve().relative_to(Path(root).resolve())
     except (ValueError, OSError):
@@ -541,27 +579,70 @@ def in_project(path: str, root: Path) -> bool:
     return not any(m in below for m in LIBRARY_MARKERS)
 
 
+def _stdlib_dirs() -> tuple[str, ...]:
+    """This interpreter's standard-library directories (the child runs the same interpreter)."""
+    paths = sysconfig.get_paths()
+    return tuple({os.path.join(paths[k], "") for k in ("stdlib", "platstdlib") if paths.get(k)})
+
+
+STDLIB_DIRS = _stdlib_dirs()
+STDLIB_RE = re.compile(r"[/\\]lib[/\\]python3\.\d+[/\\](?!site-packages|dist-packages)", re.IGNORECASE)
+TORCH_RE = re.compile(r"[/\\](?:site|dist)-packages[/\\]torch[/\\]")
+
+
+@functools.lru_cache(maxsize=1)
+def _torch_dir() -> str:
+    """The installed torch package's directory (found, not imported), or ''."""
+    spec = importlib.util.find_spec("torch") if torch_available() else None
+    return os.path.join(os.path.dirname(spec.origin), "") if spec and spec.origin else ""
+
+
+def is_torch_or_stdlib(path: str) -> bool:
+    """True for files of torch itself or of Python's standard library (`inspect.py`, `runpy`).
+
+    torch is any `site-packages/torch/` or this interpreter's torch (a source checkout); the
+    standard library is this interpreter's (`sysconfig`), or any `lib/python3.X/` outside
+    site-packages (a child run with another interpreter).
+    """
+    if TORCH_RE.search(path) or (_torch_dir() and path.startswith(_torch_dir())):
+        return True
+    if any(m in path for m in LIBRARY_MARKERS):
+        return False
+    return path.startswith(STDLIB_DIRS) or STDLIB_RE.search(path) is not None
+
+
+def is_machinery(path: str) -> bool:
+    """A frame no user wrote: breakscan, torch, the standard library, or code without a file."""
+    return is_breakscan(path) or parse.is_pseudo_path(path) or is_torch_or_stdlib(path)
+
+
 def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[dict[str, Any]]:
     """Drop the frames above the compiled function (runpy, the probe, torch's call machinery).
 
-    Leading library frames go too, unless they lie in the project `root` (a scanned package).
+    Leading frames of breakscan, torch, the standard library or without a file go; a library's
+    frames stay (its code may be the compiled function), and so does every frame inward.
     """
     start = 0
     for i, fr in enumerate(frames):
         if is_breakscan(fr["path"]) or fr["path"].startswith("<frozen"):
             start = i + 1
     rest = frames[start:]
-    while (rest and len(rest) > 1 and is_library(rest[0]["path"])
+    while (rest and len(rest) > 1 and is_machinery(rest[0]["path"])
            and not (root is not None and in_project(rest[0]["path"], root))):
         rest = rest[1:]
     return rest
 
 
 def primary_frame(frames: list[dict[str, Any]], root: Path) -> dict[str, Any] | None:
-    """The innermost frame inside the project, else the innermost frame not of breakscan."""
-    for fr in reversed(frames):
-        if in_project(fr["path"], root):
-            return fr
+    """Where to place a finding: the innermost frame inside the project; when none is, the
+    innermost frame of a library (neither torch nor the standard library: the library line that
+    called into torch's utilities); else the innermost frame with a source file; else the innermost.
+    """
+    for choose in (lambda p: in_project(p, root), lambda p: not is_machinery(p),
+                   lambda p: not parse.is_pseudo_path(p) and not is_breakscan(p)):
+        found = next((fr for fr in reversed(frames) if choose(fr["path"])), None)
+        if found is not None:
+            return found
     return next((fr for fr in reversed(frames) if not is_breakscan(fr["path"])), None)
 
 
@@ -666,8 +747,15 @@ def _error_lines(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
 def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     """Unique graph-break / fallback findings per entry, keyed on (file, line, graph-break type)."""
     skip = _error_lines(records)
+    # A frame that fell back through a break Dynamo logged is also logged as `WON'T CONVERT`.
+    logged = {(r.get("entry", ""), r.get("gb_type", "")) for r in records
+              if r.get("type") == "break" and not r.get("escaped")}
+    logged |= {(r.get("entry", ""), _fallback_event(r)["gb_type"]) for r in records if r.get("type") == "fallback"}
     chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
     for r in records:
+        if r.get("type") == "break" and r.get("escaped") and (
+                r.get("gb_id") == "GB0039" or (r.get("entry", ""), r.get("gb_type", "")) in logged):
+            continue  # the recompile limit (BRK904, `limit_findings`), or reported from its own log
         if r.get("type") == "break":
             ev = r
         elif r.get("type") == "fallback" and not _is_limit_fallback(r):
@@ -688,16 +776,30 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     return [break_finding(ev, ev["entry"], root, bool(ev.get("fallback"))) for ev in chosen.values()]
 
 
-def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str]) -> tuple[str, int]:
-    """The guarded source line when Dynamo names one, else the compiled function's `def` line."""
-    if failure.get("source_path") and failure.get("source_line"):
+def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str],
+                        root: Path) -> tuple[str, int]:
+    """The guarded source line when Dynamo names one, else the compiled function's `def` line.
+
+    With a user stack, the frame `primary_frame` picks (never `<string>`, a dataclass's
+    generated `__init__`, nor torch's polyfills).
+    """
+    stack = failure.get("stack") or []
+    if stack:
+        prim = primary_frame(user_stack(stack, root), root)
+        if prim is not None and not parse.is_pseudo_path(prim["path"]):
+            return prim["path"], int(prim["line"])
+    source = failure.get("source_path") or ""
+    if source and failure.get("source_line") and not parse.is_pseudo_path(source):
         return failure["source_path"], int(failure["source_line"])
     tail = failure.get("source_path_tail")
-    if tail and failure.get("source_line"):
+    if tail and failure.get("source_line") and not parse.is_pseudo_path(tail):
         resolved = parse.resolve_tail(tail, [rec["path"], *known])
         if resolved:
             return resolved, int(failure["source_line"])
     path, line = rec["path"], int(rec["line"])
+    m = parse.RESUME_RE.match(rec["function"])
+    if m and guards.stack_slots(failure.get("guard", "")):
+        return path, int(m.group("line"))  # a value made by the call that broke the graph there
     if parse.is_resume(rec["function"]):
         found = parse.find_def_before(path, line, rec["root_function"])
         return path, found or line
@@ -712,7 +814,95 @@ def guard_subject(guard: str) -> str:
     return re.sub(r"0x[0-9a-f]+|\b\d{6,}\b", "…", g)
 
 
-def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]]) -> list[Finding]:
+@dataclass
+class BreakValue:
+    """What a resume function's `___stackN` holds: the values Dynamo carried over a graph break."""
+
+    values: dict[int, str] = field(default_factory=dict)  # N -> source text (`random.random()`)
+    note: str = ""  # a sentence for the message
+    gb_id: str = ""  # the graph break's id (`GB0036`), for the guard class
+
+
+def _span_text(frame: dict[str, Any], about: str = "") -> str:
+    """The call a traceback frame's carets mark (the call in progress), or ''.
+
+    `about` is the break's explanation: it may name the call that broke.
+
+    Dynamo's carets may run a character long (`random.random())`): the call is the one
+    starting at the first caret, as parsed by `ast`; the raw span when the line does not parse.
+    """
+    col, end = frame.get("column"), frame.get("end_column")
+    src = linecache.getline(frame["path"], int(frame["line"] or 0))
+    if not (col and end and src.strip()):
+        return ""
+    text = src.strip()
+    start = int(col) - 1 - (len(src) - len(src.lstrip()))
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return src[int(col) - 1 : int(end) - 1].strip()
+    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call) and n.col_offset == start and n.lineno == 1]
+    if not calls:
+        return src[int(col) - 1 : int(end) - 1].strip()
+    # Calls sharing a start (`torch.nonzero(x).size(0)`): Python runs the innermost first, so it
+    # broke, unless the break message names an outer one (`Random.random`, `aten.nonzero`).
+    calls.sort(key=lambda n: n.end_col_offset or 0)
+    named = [n for n in calls if _callee_name(n) and re.search(rf"\b{re.escape(_callee_name(n))}\b", about)]
+    return ast.get_source_segment(text, (named or calls)[0]) or ""
+
+
+def _callee_name(call: ast.Call) -> str:
+    """The called name: `nonzero` for `torch.nonzero(x)`, `f` for `f(x)`, '' otherwise."""
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _break_through(records: list[dict[str, Any]], entry: str, path: str, line: int,
+                   func: str) -> tuple[dict[str, Any], int] | None:
+    """The first break of `entry` whose stack passes `func` at path:line, and that frame's index."""
+    for r in records:
+        if r.get("type") != "break" or r.get("entry", "") != entry:
+            continue
+        for i, fr in enumerate(r.get("stack") or []):
+            if fr["path"] == path and int(fr["line"]) == line and fr.get("function") == func:
+                return r, i
+    return None
+
+
+def break_value(rec: dict[str, Any], records: list[dict[str, Any]], root: Path) -> BreakValue:
+    """What the `___stackN` of a recompiled resume function hold (see `guards`).
+
+    A resume function `torch_dynamo_resume_in_<fn>_at_<L>` continues `fn` after the call at
+    line L broke the graph; its last `___stackN` argument (`rec["stack_args"]`, read by the
+    child off the code object; assumed when unknown) is that call's result. The call's text
+    comes from the carets of the break's frame for `fn` at line L.
+    """
+    m = parse.RESUME_RE.match(rec.get("function", ""))
+    if not m:
+        return BreakValue()
+    line, func = int(m.group("line")), parse.original_function(m.group("fn"))
+    found = _break_through(records, rec.get("entry", ""), rec.get("path", ""), line, func)
+    if found is None:
+        return BreakValue(note=f"the value comes from the graph break at line {line}")
+    brk, i = found
+    about = f"{brk.get('explanation', '')} {brk.get('gb_type', '')}"
+    call = _span_text(brk["stack"][i], about)
+    if not call:
+        return BreakValue(note=f"the value comes from the graph break at line {line}", gb_id=brk.get("gb_id", ""))
+    top = rec.get("stack_args")
+    # The call's result is the last `___stackN`; with the depth unknown (-1), any guarded one.
+    values = {int(top) - 1 if top else -1: call}
+    note = f"`{call}` is the result of the call at line {line} that broke the graph: Dynamo ran it eagerly " \
+           f"and compiled the rest of `{func}` for the value it returned"
+    inner = primary_frame([fr for fr in brk["stack"][i + 1:] if not is_machinery(fr["path"])], root)
+    if inner is not None and _span_text(inner, about):
+        where = relative_label(Path(inner["path"]), root)
+        note += f" (the graph broke inside it, at `{_span_text(inner, about)}`, {where}:{inner['line']})"
+    return BreakValue(values=values, note=note, gb_id=brk.get("gb_id", ""))
+
+
+def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[str, Any]],
+                       root: Path) -> list[Finding]:
     """One finding per guarded subject (file, line, guard without values) per entry.
 
     Repeats (the same guard failing with new values on later calls) are counted in
@@ -726,8 +916,10 @@ def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[st
         if r.get("type") == "recompile" and not parse.is_resume(r["function"])
     }
     known = [e.get("path", "") for e in entries.values() if e.get("path")]
+    follow = follow_ups(records)
     found: dict[tuple[str, str, int, str], Finding] = {}
-    for r in records:
+    seen: dict[tuple[str, str, int, str], set[Any]] = {}  # calls (records in run mode) counted per key
+    for i, r in enumerate(records):
         if r.get("type") != "recompile":
             continue
         entry = r.get("entry", "")
@@ -735,14 +927,16 @@ def recompile_findings(records: list[dict[str, Any]], entries: dict[str, dict[st
             if (parse.is_resume(r["function"]) and not failure.get("source_line")
                     and (entry, r.get("call"), r["root_function"]) in roots_in_call):
                 continue
-            path, line = _recompile_location(r, failure, known)
+            path, line = _recompile_location(r, failure, known, root)
             key = (entry, path, line, guard_subject(failure["guard"]))
             prev = found.get(key)
             if prev is None:
-                found[key] = _recompile_finding(r, failure, entry, path, line)
-            elif r.get("call") not in prev.extra["calls"]:
-                prev.extra["calls"].append(r.get("call"))
+                found[key] = _recompile_finding(r, failure, entry, path, line, records, root)
+            elif i not in follow and (r.get("call") or ("record", i)) not in seen[key]:
+                if r.get("call"):
+                    prev.extra["calls"].append(r.get("call"))
                 prev.extra["count"] += 1
+            seen.setdefault(key, set()).add(r.get("call") or ("record", i))  # run mode: no call numbers
     return [_with_count(f) for f in found.values()]
 
 
@@ -752,28 +946,41 @@ def _with_count(f: Finding) -> Finding:
     return f if n == 1 else f.replace(message=f"{f.message} (and {n - 1} more recompile(s) on this guard)")
 
 
-def _function_name(rec: dict[str, Any], failure: dict[str, Any]) -> str:
-    """The user's function: the guard's innermost user frame, else Dynamo's (resume-mapped) name."""
-    stack = user_stack(failure.get("stack") or [])
-    return stack[-1]["function"] if stack else rec.get("root_function") or rec.get("function", "")
+def _function_name(rec: dict[str, Any], failure: dict[str, Any], root: Path) -> str:
+    """The user's function: the guard's placed user frame, else Dynamo's (resume-mapped) name."""
+    prim = primary_frame(user_stack(failure.get("stack") or [], root), root)
+    if prim is not None and not parse.is_pseudo_path(prim["path"]):
+        return parse.original_function(prim["function"])
+    return rec.get("root_function") or parse.original_function(rec.get("function", ""))
 
 
-def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int) -> Finding:
-    cls = guards.classify(failure["guard"], failure.get("hint", ""))
+def _guard_words(rec: dict[str, Any], failure: dict[str, Any], records: list[dict[str, Any]],
+                 root: Path) -> tuple[str, str, str]:
+    """(class, the guard in words, a note on where its value came from) for a guard failure."""
+    guard = failure.get("guard", "")
+    value = break_value(rec, records, root) if guards.stack_slots(guard) else BreakValue()
+    cls = guards.classify(guard, failure.get("hint", ""), value.gb_id)
+    return cls, guards.describe(guard, value.values), value.note
+
+
+def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str, path: str, line: int,
+                       records: list[dict[str, Any]], root: Path) -> Finding:
+    cls, words, note = _guard_words(rec, failure, records, root)
     hints = tuple(h for h in (failure.get("hint", ""),) if h)
     return Finding(
         rule_id=RULE_RECOMPILE,
         kind=Kind.RECOMPILE,
         path=path,
         line=line,
-        message=(f"Recompiled `{_function_name(rec, failure)}`" + (f" (call {rec['call']})" if rec.get("call") else "")
-                 + f": guard failed: {failure['guard']}"),
+        message=(f"Recompiled `{_function_name(rec, failure, root)}`"
+                 + (f" (call {rec['call']})" if rec.get("call") else "")
+                 + f": guard failed: {words}" + (f"; {note}" if note else "")),
         severity=Severity.WARNING,
         status=Status.OBSERVED,
         fix=guards.FIXES.get(cls, ""),
         explanation=guards.EXPLANATIONS.get(cls, ""),
         hints=hints,
-        stack=to_frames(user_stack(failure.get("stack") or [])),
+        stack=to_frames(user_stack(failure.get("stack") or [], root)),
         entry=entry,
         extra={"guard_class": cls, "guard": failure["guard"], "compile_id": failure.get("compile_id", ""),
                "function": rec["function"], "calls": [rec.get("call")], "count": 1, "raw": rec.get("raw", ""),
@@ -781,28 +988,30 @@ def _recompile_finding(rec: dict[str, Any], failure: dict[str, Any], entry: str,
     )
 
 
-def limit_findings(records: list[dict[str, Any]]) -> list[Finding]:
+def limit_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     """Recompile-limit hits (`torch._dynamo hit config.recompile_limit`): the function runs eagerly."""
     out = []
     for r in records:
         if r.get("type") != "recompile_limit":
             continue
         last = (r.get("failures") or [{}])[0]
-        path = last.get("source_path") or r.get("path", "")
-        line = int(last.get("source_line") or 0) or parse.def_line(r.get("path", ""), int(r.get("line") or 0))
+        rec = {**r, "root_function": parse.original_function(r.get("function", ""))}
+        path, line = _recompile_location(rec, last, [], root) if last else (r.get("path", ""), 0)
+        line = line or parse.def_line(r.get("path", ""), int(r.get("line") or 0))
         guard = last.get("guard", "")
-        cls = guards.classify(guard, last.get("hint", "")) if guard else "other"
+        cls, words, note = _guard_words(rec, last, records, root) if guard else ("other", "", "")
         out.append(
             Finding(
                 rule_id=RULE_RECOMPILE_LIMIT,
                 kind=Kind.ERROR,
                 path=path,
                 line=line,
-                message=(f"`{_function_name(r, last)}` hit the recompile limit ({r.get('limit')}) and now runs "
-                         f"eagerly; last guard failure: {guard}"),
+                message=(f"`{_function_name(rec, last, root)}` hit the recompile limit ({r.get('limit')}) and "
+                         f"now runs eagerly; last guard failure: {words}" + (f"; {note}" if note else "")),
                 severity=Severity.ERROR,
                 status=Status.OBSERVED,
                 fix=guards.FIXES.get(cls, ""),
+                explanation=guards.EXPLANATIONS.get(cls, ""),
                 entry=r.get("entry", ""),
                 extra={"guard_class": cls, "guard": guard, "raw": r.get("raw", ""), "source": "dynamo"},
             )
@@ -921,17 +1130,37 @@ def largest_split(order: list[dict[str, Any]]) -> dict[str, Any] | None:
     return next(ev["break"] for ev in order[pos:] if "break" in ev)
 
 
-def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
-    """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
-    path, line = brk.get("path") or "", int(brk.get("line") or 0)
+def _placed(path: str, line: int, mine: list[Finding]) -> tuple[str, int]:
+    """Where the break Dynamo locates at path:line was placed (a finding whose stack holds it), or itself."""
     for f in mine:
         if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
                 (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack)):
-            path, line = f.path, f.line
-            break
-    where = relative_label(Path(path), root) if root and path else Path(path).name
+            return f.path, f.line
+    return path, line
+
+
+FULLGRAPH_AT_RE = re.compile(r" at (?P<path>.+):(?P<line>\d+)$")
+
+
+def _placed_fullgraph(text: str, mine: list[Finding]) -> str:
+    """The fullgraph error with its ` at FILE:LINE` (Dynamo's innermost frame: maybe `<string>` or
+    torch) moved to where the same break's finding was placed."""
+    m = FULLGRAPH_AT_RE.search(text or "")
+    if not m:
+        return text
+    path, line = _placed(m.group("path"), int(m.group("line")), mine)
+    return f"{text[: m.start()]} at {path}:{line}"
+
+
+def _describe_split(brk: dict[str, Any], mine: list[Finding], root: Path | None) -> str:
+    """`path:line gb_type (GBnnnn)`, at the finding's (project) location when one matches."""
     gb_id = brk.get("gb_id") or ""
-    return f"{where}:{line} {brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
+    what = f"{brk.get('gb_type') or 'graph break'}" + (f" ({gb_id})" if gb_id else "")
+    if not brk.get("path"):  # no location known: say what, not `:0`
+        return what
+    path, line = _placed(brk["path"], int(brk.get("line") or 0), mine)
+    where = relative_label(Path(path), root) if root else Path(path).name
+    return f"{where}:{line} {what}"
 
 
 def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
@@ -942,7 +1171,8 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
         t = r.get("type")
         if t == "entry_start":
             reports[r["entry"]] = EntryReport(name=r["entry"], path=r.get("path", ""), line=int(r.get("line") or 0),
-                                              error="did not finish")
+                                              error="did not finish", call_path=r.get("call_path") or "",
+                                              call_line=int(r.get("call_line") or 0))
         elif t == "entry_end" and r.get("entry") in reports:
             rep = reports[r["entry"]]
             rep.calls, rep.graphs = int(r.get("calls", 0)), int(r.get("graphs", 0))
@@ -958,9 +1188,9 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
             rep.largest_split_by = _describe_split(split, mine, root)
         if hasattr(rep, "extra_order"):
             del rep.extra_order
+        rep.fullgraph_error = _placed_fullgraph(rep.fullgraph_error, mine)
         rep.graph_breaks = sum(f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) for f in mine)
-        rep.recompiles = len({(r.get("call")) for r in records
-                              if r.get("type") == "recompile" and r.get("entry") == rep.name})
+        rep.recompiles = count_recompiles(records, rep.name)
         errors = [f for f in mine if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED)]
         if errors:
             rep.error = errors[0].message
@@ -993,8 +1223,8 @@ def build_result(records: list[dict[str, Any]], outcome: ChildOutcome, *, target
     start = next((r for r in records if r.get("type") == "start"), {})
     entries = {r["entry"]: r for r in records if r.get("type") == "entry_start"}
     findings = break_findings(records, project_root)
-    findings += recompile_findings(records, entries)
-    findings += limit_findings(records)
+    findings += recompile_findings(records, entries, project_root)
+    findings += limit_findings(records, project_root)
     findings += [error_finding(r, project_root, target, entries) for r in records if r.get("type") == "error"
                  and not (outcome.interrupted and r.get("exc_type") == "KeyboardInterrupt")]
     crash = crash_finding(outcome, records, project_root, target, timeout)

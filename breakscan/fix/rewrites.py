@@ -14,7 +14,7 @@ import libcst as cst
 
 from breakscan.findings import Edit, Finding
 from breakscan.fix.source import SourceFile
-from breakscan.static.syntax import dotted_name
+from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
 from breakscan.static.walk import iter_nodes
 from breakscan.static.tensors import NON_TENSOR_ATTRS, NON_TENSOR_METHODS, TORCH_NON_TENSOR
 
@@ -22,11 +22,17 @@ RewriteFn = Callable[[SourceFile, Finding], "list[Edit] | None"]
 REWRITES: dict[str, RewriteFn] = {}
 
 
-def rewrite(name: str) -> Callable[[RewriteFn], RewriteFn]:
-    """Register a rewrite under `name` (what rules/*.toml `[autofix] rewrite` names)."""
+NEEDS_FINDINGS: set[str] = set()  # rewrites also given every finding of the report
+
+
+def rewrite(name: str, needs_findings: bool = False) -> Callable[[RewriteFn], RewriteFn]:
+    """Register a rewrite under `name` (what rules/*.toml `[autofix] rewrite` names); one that
+    `needs_findings` is called with the report's findings as a third argument."""
 
     def register(fn: RewriteFn) -> RewriteFn:
         REWRITES[name] = fn
+        if needs_findings:
+            NEEDS_FINDINGS.add(name)
         return fn
 
     return register
@@ -120,6 +126,127 @@ def guard_compiling(src: SourceFile, finding: Finding) -> list[Edit] | None:
     )
     edit = src.replace(line, guard)
     return [edit, *extra] if edit else None
+
+
+# print, kept and reordered ------------------------------------------------------------------------
+PRINT_BREAK_IDS = ("BRK201", "GB0059")  # a print Dynamo breaks on: static rule, Dynamo's id
+
+
+def reorderable_print_added(text: str, torch: str) -> bool:
+    """Whether the module's text adds `print` to Dynamo's reorderable logging functions."""
+    return any(m.group("alias") == torch for m in REORDERABLE_PRINT.finditer(text))
+
+
+def compile_decorated(fn: cst.FunctionDef, torch: str) -> bool:
+    """Whether `fn` carries `@<torch>.compile` or `@<torch>.compile(...)`: Dynamo starts its
+    own frame there (it is not inlined into a caller's)."""
+    for dec in fn.decorators:
+        expr = dec.decorator.func if isinstance(dec.decorator, cst.Call) else dec.decorator
+        if dotted_name(expr) == f"{torch}.compile":
+            return True
+    return False
+
+
+def mutates_in_place(fn: cst.FunctionDef) -> bool:
+    """Whether `fn` may change a value in place: `x += ...`, `x[i] = ...`, `x.a = ...`,
+    `x.add_(...)`, `out=`. A reordered print shows its tensors as they are at the end of
+    the graph, so any of these could change what it prints (checked on 2.13: `y.add_(100)`
+    after `print(y)` printed the added values)."""
+    for node in iter_nodes(fn.body, (cst.AugAssign, cst.AssignTarget, cst.Call)):
+        if isinstance(node, cst.AugAssign):
+            return True
+        if isinstance(node, cst.AssignTarget) and isinstance(node.target, (cst.Subscript, cst.Attribute)):
+            return True
+        if isinstance(node, cst.Call):
+            if isinstance(node.func, cst.Attribute) and node.func.attr.value.endswith("_") \
+                    and not node.func.attr.value.startswith("_"):
+                return True
+            if any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
+                return True
+    return False
+
+
+def _other_prints(fn_path: str, first: int, last: int, findings) -> bool:
+    """Whether a print Dynamo may trace lies outside lines `first`..`last` of `fn_path`."""
+    return any((f.rule_id in PRINT_BREAK_IDS or "GB0059" in f.gb_ids)
+               and not (f.path == fn_path and first <= f.line <= last) for f in findings)
+
+
+def _called_from_compiled_code(src: SourceFile, fn: cst.FunctionDef, torch: str) -> bool:
+    """Whether another `@torch.compile` function or a `forward` of this module calls `fn` by
+    its name (`fn(...)`, `self.fn(...)`)."""
+    name = fn.name.value
+    for other in iter_nodes(src.module, cst.FunctionDef):
+        if other is fn or not (compile_decorated(other, torch) or other.name.value == "forward"):
+            continue
+        for call in iter_nodes(other.body, cst.Call):
+            callee = call.func.attr if isinstance(call.func, cst.Attribute) else call.func
+            if isinstance(callee, cst.Name) and callee.value == name:
+                return True
+    return False
+
+
+def _print_calls(fn: cst.FunctionDef) -> list[cst.Call]:
+    """The calls of the builtin `print` in `fn`, nested functions included."""
+    return [n for n in iter_nodes(fn.body, cst.Call)
+            if isinstance(n.func, cst.Name) and n.func.value == "print"]
+
+
+@rewrite("reorder-print", needs_findings=True)
+def reorder_print(src: SourceFile, finding: Finding, findings=()) -> list[Edit] | None:
+    """Keep a `print` in compiled code without a graph break: add
+    `torch._dynamo.config.reorderable_logging_functions.add(print)` after the module's imports.
+
+    Dynamo then records the call and makes it after the graph has run (config.py,
+    `reorderable_logging_functions`; DebuggingVariable in variables/misc.py). Checked with
+    torch 2.13 (tests/test_fix.py): tensors, numbers, strings, f-strings and `str.format` of
+    tensors print as in eager code. The setting is process-wide, so it is offered only where
+    it keeps every print's output:
+    - the print is directly in a `@torch.compile` function (Dynamo's own frame): a print in a
+      function Dynamo inlines (a helper, a submodule's `forward`, a nested def) is recorded on
+      the inlined frame and never made (2.13 drops it silently); and the scan finds no print
+      in compiled code outside that function (it could be such an inlined print), suppressed
+      ones included; and no `@torch.compile` function or `forward` of this module calls it
+      (Dynamo would inline it there too; calls from other files are not detected);
+    - no print in that function has keyword arguments (only positional ones are replayed:
+      `sep=`, `end=` are lost);
+    - nothing in the function changes a value in place (a reordered print shows a tensor as
+      it is at the end of the graph).
+    """
+    line = _call_statement(src, finding)
+    if line is None:
+        return None
+    call = line.body[0].value
+    if not (isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "print"
+            and call.args):
+        return None
+    fn = src.ancestor(line, cst.FunctionDef)  # the innermost: a nested def would be inlined
+    torch = torch_alias(src)
+    if fn is None or torch is None or not compile_decorated(fn, torch) or mutates_in_place(fn) \
+            or reorderable_print_added(src.text, torch):
+        return None
+    if any(a.keyword is not None or a.star for c in _print_calls(fn) for a in c.args):
+        return None
+    span = src.span(fn)
+    if _other_prints(finding.path, span.start.line, span.end.line, findings) \
+            or _called_from_compiled_code(src, fn, torch):
+        return None
+    return [_after_imports(src, f"{torch}._dynamo.config.reorderable_logging_functions.add(print)")]
+
+
+def _after_imports(src: SourceFile, statement: str) -> Edit:
+    """Insert `statement` as a line after the module's first run of top-level imports (after
+    its docstring when it has none)."""
+    body, tops = src.module.body, src.tops
+    at = 0
+    for i, stmt in enumerate(body):
+        if _imports(stmt) or (i == 0 and _is_docstring(stmt)):
+            at = i + 1
+        elif at:
+            break
+    where = tops[at - 1][1] + 1 if at else 1
+    newline = src.module.default_newline
+    return Edit(where, 1, where, 1, newline + statement + newline)
 
 
 @rewrite("delete-statement")

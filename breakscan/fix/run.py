@@ -50,7 +50,7 @@ def fix_paths(paths: list[Path], config: Config, catalog: dict[str, Rule], *, ro
             from breakscan import baseline
 
             findings = baseline.apply(report, known).kept
-        fixes = plan_fixes(attach_rewrites(findings, catalog), unsafe)
+        fixes = plan_fixes(attach_rewrites(findings, catalog, [*report.findings, *report.suppressed]), unsafe)
         if not fixes:
             break
         for fix in fixes:

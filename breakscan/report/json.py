@@ -55,6 +55,7 @@ def entry_dict(entry: EntryReport, report: Report) -> dict[str, Any]:
     """An entry's fields, `path` relative to the root."""
     data = dataclasses.asdict(entry)
     data["path"] = relative_path(entry.path, report.root) if entry.path else ""
+    data["call_path"] = relative_path(entry.call_path, report.root) if entry.call_path else ""
     return data
 
 

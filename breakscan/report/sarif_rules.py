@@ -57,14 +57,7 @@ def gb_descriptor(gb_id: str, entry: dict[str, Any] | None, level: str) -> Repor
     link = gb_link(gb_id)
     hint_text = ["Hints:\n" + "\n".join(f"- {h}" for h in hints)] if hints else []
     text = "\n\n".join([explanation, *hint_text, link])
-    markdown = "\n\n".join(
-        [
-            explanation,
-            *(["**Hints**\n\n" + "\n".join(f"- {h}" for h in hints)] if hints else []),
-            "Observed by Dynamo; no breakscan rule predicted it.",
-            f"[{gb_id} on the graph-break site]({link})",
-        ]
-    )
+    markdown = gb_help_markdown(gb_id, entry, "Observed by Dynamo; no breakscan rule predicted it.")
     return ReportingDescriptor(
         id=gb_id,
         name=f"dynamo-{gb_id.lower()}",
@@ -77,6 +70,22 @@ def gb_descriptor(gb_id: str, entry: dict[str, Any] | None, level: str) -> Repor
             tags=["torch.compile", "graph-break", "dynamo"],
             extra={"precision": "very-high", "breakscan/gbIds": [gb_id]},
         ),
+    )
+
+
+def gb_help_markdown(gb_id: str, entry: dict[str, Any] | None, note: str = "") -> str:
+    """Markdown help for a Dynamo graph-break id: its registry `entry`'s explanation and hints
+    (torch's `graph_break_registry.json`, via `catalog.gb_registry_entry`), `note`, the site link."""
+    entry = entry or {}
+    explanation = entry.get("Explanation") or f"Dynamo reported graph break {gb_id}."
+    hints = [h.strip() for h in entry.get("Hints") or () if h.strip()]
+    return "\n\n".join(
+        [
+            explanation,
+            *(["**Hints**\n\n" + "\n".join(f"- {h}" for h in hints)] if hints else []),
+            *([note] if note else []),
+            f"[{gb_id} on the graph-break site]({gb_link(gb_id)})",
+        ]
     )
 
 
@@ -102,8 +111,8 @@ def _python(rule: Rule, quote: str = "") -> str:
 def rule_help_text(rule: Rule) -> str:
     """Plain-text help: title, rationale, fix, torch versions, examples, limitations, links."""
     parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}{_python(rule)}."]
-    parts += [f"Breaking example:\n{_indent(e.code)}" for e in rule.breaking]
-    parts += [f"Fixed example:\n{_indent(e.code)}" for e in rule.fixed]
+    parts += [f"Breaking example:\n{_indent(e.shown)}" for e in rule.breaking]
+    parts += [f"Fixed example:\n{_indent(e.shown)}" for e in rule.fixed]
     if rule.limitations:
         parts.append(f"Limitations:\n{rule.limitations}")
     parts += [f"Graph-break site: {link}" for link in rule.gb_links()]
@@ -118,8 +127,8 @@ def rule_help_markdown(rule: Rule) -> str:
         f"### Fix\n\n{rule.fix}",
         f"Breaks on torch `{rule.torch_versions}`{_python(rule, '`')}.",
     ]
-    parts += [f"### Breaking example\n\n{_fence(e.code)}" for e in rule.breaking]
-    parts += [f"### Fixed example\n\n{_fence(e.code)}" for e in rule.fixed]
+    parts += [f"### Breaking example\n\n{_fence(e.shown)}" for e in rule.breaking]
+    parts += [f"### Fixed example\n\n{_fence(e.shown)}" for e in rule.fixed]
     if rule.limitations:
         parts.append(f"### Limitations\n\n{rule.limitations}")
     if rule.gb_ids:

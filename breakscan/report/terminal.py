@@ -1,8 +1,11 @@
 """The default `--format text` report, drawn with rich.
 
-Findings grouped by file, each with a code frame (span marked with carets), the fix, the
-graph-break id(s) with their site links, the compile-region chain and the user stack; then a
-summary: counts per status and per rule, and the dynamic entries, worst first.
+Findings in your code grouped by file, each with a code frame (span marked with carets), the
+fix, the graph-break id(s) with their site links, the compile-region chain and the user stack;
+then the findings Dynamo observed in libraries you call, one line each under the call site in
+your code that reached them (in full with `verbose`); then a summary: counts per status and per
+rule, and the dynamic entries, worst first. Every line is trimmed of trailing spaces (rich pads
+wrapped and padded lines to the console width) and fits the console width (CI logs: 80).
 
 Scanned text (source lines, paths, messages) is untrusted: it only ever goes into `Text`
 objects, which rich never parses as markup (so `[bold]` prints literally, as
@@ -18,13 +21,15 @@ from collections import Counter
 from itertools import groupby
 
 from rich.cells import cell_len
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.padding import Padding
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from breakscan.catalog import Rule
-from breakscan.findings import EntryReport, Finding, Report, Severity, Status, relative_path
+from breakscan.findings import EntryReport, Finding, Kind, Report, Severity, Status
+from breakscan.report.origin import call_site, display_path, happened_at, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
 from breakscan.report.source import SourceCache
 
@@ -51,21 +56,85 @@ def render(report: Report, rules: dict[str, Rule], *, width: int = 100) -> str:
     return "".join(line.rstrip() + "\n" for line in buffer.getvalue().splitlines())
 
 
-def print_report(report: Report, rules: dict[str, Rule], console: Console, *, quiet: bool = False) -> None:
-    """Print findings by file, then the summary unless `quiet`, on `console` (colour if it has any).
+class Trimmed:
+    """A renderable printed without trailing spaces on its lines (rich pads wrapped text,
+    `Padding` and table titles to the full width; CI logs and `| cat` keep that padding)."""
+
+    def __init__(self, renderable: RenderableType) -> None:
+        self.renderable = renderable
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        for line in console.render_lines(self.renderable, options, pad=False):
+            while line and not line[-1].control and not line[-1].text.strip():
+                line.pop()
+            if line and not line[-1].control:
+                last = line.pop()
+                line.append(Segment(last.text.rstrip(), last.style, last.control))
+            yield from line
+            yield Segment.line()
+
+
+def print_report(report: Report, rules: dict[str, Rule], console: Console, *, quiet: bool = False,
+                 verbose: bool = False) -> None:
+    """Print your code's findings by file, then those in libraries (one line each unless
+    `verbose`), then the summary unless `quiet`, on `console` (colour if it has any).
 
     A `quiet` attribute set on the report counts too (the CLI sets one).
     """
     quiet = quiet or bool(getattr(report, "quiet", False))
     sources = SourceCache()
-    findings = sorted(report.visible(), key=Finding.sort_key)
-    for path, group in groupby(findings, key=lambda f: f.path):
-        console.print(Text(clean(relative_path(path, report.root)), style="bold underline"))
-        for finding in group:
-            console.print(finding_block(finding, report, rules, sources))
+    own, libraries = split_by_origin(sorted(report.visible(), key=Finding.sort_key), report.root)
+    if libraries:
+        console.print(Text(f"In your code: {len(own)} finding(s)" if own else "In your code: no findings",
+                           style="bold"))
+        console.print()
+    _print_by_file(own, report, rules, sources, console)
+    if libraries:
+        note = "" if verbose else " (--verbose: in full)"
+        console.print(Trimmed(Text(f"In libraries you call: {len(libraries)} finding(s){note}", style="bold")))
+        if verbose:
+            console.print()
+            _print_by_file(libraries, report, rules, sources, console)
+        else:
+            for line in library_lines(libraries, report):
+                console.print(Trimmed(line))
             console.print()
     if not quiet:
-        console.print(summary(report, rules))
+        console.print(Trimmed(summary(report, rules)))
+
+
+def _print_by_file(findings: list[Finding], report: Report, rules: dict[str, Rule], sources: SourceCache,
+                   console: Console) -> None:
+    for path, group in groupby(findings, key=lambda f: f.path):
+        console.print(Trimmed(Text(clean(display_path(path, report.root)), style="bold underline")))
+        for finding in group:
+            console.print(Trimmed(finding_block(finding, report, rules, sources)))
+            console.print()
+
+
+def library_lines(findings: list[Finding], report: Report) -> list[Text]:
+    """Library findings, one line each (cut to the width), under the call site in your code
+    that reached them: `path:line reached:` then `  lib/path.py:line RULE message`."""
+    out: list[Text] = []
+    by_site = sorted(findings, key=lambda f: (call_site(f, report.root) or ("~", 0), f.sort_key()))
+    for site, group in groupby(by_site, key=lambda f: call_site(f, report.root)):
+        head = Text(no_wrap=True, overflow="ellipsis")
+        if site is None:
+            head.append("No call site in your code:", style="bold")
+        else:
+            head.append(clean(f"{display_path(site[0], report.root)}:{site[1]}"), style="bold")
+            head.append(" reached:")
+        out.append(head)
+        for f in group:
+            path, line = happened_at(f)
+            text = Text("  ", no_wrap=True, overflow="ellipsis")
+            text.append(clean(f"{display_path(path, report.root)}:{line}"))
+            text.append(" ")
+            text.append(clean(f.rule_id), style=_SEVERITY_STYLE[f.severity])
+            text.append(" ")
+            text.append(clean(" ".join(f.message.split())))
+            out.append(text)
+    return out
 
 
 def clean(text: str) -> str:
@@ -94,8 +163,8 @@ def finding_block(f: Finding, report: Report, rules: dict[str, Rule], sources: S
 
 
 def headline(f: Finding, report: Report) -> Text:
-    """`path:line:col RULE [status] message`."""
-    where = f"{relative_path(f.path, report.root)}:{f.line}:{f.column}"
+    """`path:line:col RULE [status] message` (no status for errors: they are not predictions)."""
+    where = f"{display_path(f.path, report.root)}:{f.line}:{f.column}"
     text = Text()
     text.append(clean(where), style="bold")
     text.append(" ")
@@ -103,8 +172,9 @@ def headline(f: Finding, report: Report) -> Text:
     text.append(" ")
     if f.rewrite is not None and f.rewrite.safety == "safe":
         text.append("[*] ", style="bold green")  # `--fix` fixes it (as ruff marks them)
-    text.append(f"[{f.status.value}]", style=_STATUS_STYLE[f.status])
-    text.append(" ")
+    if f.kind is not Kind.ERROR:
+        text.append(f"[{f.status.value}]", style=_STATUS_STYLE[f.status])
+        text.append(" ")
     text.append(_clean_lines(f.message))
     return text
 
@@ -177,7 +247,7 @@ def _details(f: Finding, rules: dict[str, Rule], report: Report) -> list[Text]:
     if f.chain:
         out.append(_labelled("compile region", " -> ".join(f.chain)))
     if f.entry:
-        out.append(_labelled("entry", f.entry))
+        out.append(_labelled("entry", entry_label(f.entry, report)))
     if f.stack:
         out.append(_stack(f, report))
     return out
@@ -205,7 +275,7 @@ def _stack(f: Finding, report: Report) -> Text:
     text = Text()
     text.append("user stack (innermost last):", style="bold")
     for frame in f.stack:
-        where = f"{relative_path(frame.path, report.root)}:{frame.line}"
+        where = f"{display_path(frame.path, report.root)}:{frame.line}"
         text.append("\n  " + clean(where))
         if frame.function:
             text.append(" in " + clean(frame.function))
@@ -231,13 +301,18 @@ def summary(report: Report, rules: dict[str, Rule]) -> Group:
                     style="bold red" if code else "dim")
     if report.interrupted is not None:
         head.append(" " + clean(report.interrupted.message), style="bold red")
-    parts: list[RenderableType] = [head, status_table(report)]
+    parts: list[RenderableType] = [head, Text("By status", style="italic"), status_table(report)]
     if visible:
-        parts.append(rule_table(report, rules))
+        parts += [Text("By rule", style="italic"), rule_table(report, rules)]
     if report.entries:
-        parts.append(entry_table(report.entries))
-        parts += split_lines(report.entries)
+        parts += [Text("Dynamic entries (worst first)", style="italic"), *entry_lines(report.entries, report)]
     return Group(*parts)
+
+
+def entry_label(name: str, report: Report) -> str:
+    """An entry's name (`path:qualname`) with its path shortened as `display_path` does."""
+    path, sep, qualname = name.rpartition(":")
+    return f"{display_path(path, report.root)}{sep}{qualname}" if sep and path else name
 
 
 def worst_first(entries: list[EntryReport]) -> list[EntryReport]:
@@ -245,16 +320,25 @@ def worst_first(entries: list[EntryReport]) -> list[EntryReport]:
     return sorted(entries, key=lambda e: (-e.graphs, -e.graph_breaks, e.name))
 
 
-def split_lines(entries: list[EntryReport]) -> list[Text]:
-    """`entry: largest graph split by FILE:LINE reason (GBnnnn)`, worst entry first."""
-    out = []
+def entry_lines(entries: list[EntryReport], report: Report) -> list[RenderableType]:
+    """Each entry, worst first: its name, then (indented) calls, graphs with ops per graph,
+    breaks, recompiles; the `fullgraph=True` verdict (one line, cut to the width); the break
+    that splits the largest graph. Lines, not a table: long names and reasons stay readable
+    at 80 columns."""
+    out: list[RenderableType] = []
     for e in worst_first(entries):
+        out.append(Text(clean(entry_label(e.name, report)), style="bold"))
+        ops = ", ".join(map(str, e.ops_per_graph))
+        calls = "" if e.name.startswith("run:") else f"{e.calls} call(s), "  # run mode does not count calls
+        stats = (f"{calls}{e.graphs} graph(s)" + (f" (ops per graph: {ops})" if ops else "")
+                 + f", {e.graph_breaks} break(s), {e.recompiles} recompile(s)")
+        out.append(Padding(Text(stats), (0, 0, 0, 2)))
+        verdict = Text("  fullgraph: ", no_wrap=True, overflow="ellipsis")
+        verdict.append_text(_fullgraph_cell(e))
+        out.append(verdict)
         if e.largest_split_by:
-            text = Text()
-            text.append(clean(e.name), style="bold")
-            text.append(": largest graph split by ")
-            text.append(clean(e.largest_split_by))
-            out.append(text)
+            split = shorten_paths(clean(e.largest_split_by))
+            out.append(Padding(Text("largest graph split by " + split), (0, 0, 0, 2)))
     return out
 
 
@@ -286,50 +370,31 @@ def _dynamic_note(report: Report) -> str:
 
 
 def status_table(report: Report) -> Table:
-    """Findings per status; refuted ones counted even while hidden."""
-    counts = Counter(f.status for f in report.findings)
-    table = Table(title="By status", title_justify="left")
+    """Findings per status, refuted ones counted even while hidden; errors in a row of their own
+    (an unparsable file or a failed run is not a prediction)."""
+    counts = Counter(f.status for f in report.findings if f.kind is not Kind.ERROR)
+    errors = sum(f.kind is Kind.ERROR for f in report.visible())
+    table = Table()
     table.add_column("status")
     table.add_column("findings", justify="right")
     for status in Status:
         hidden = status is Status.REFUTED and not report.show_refuted and counts[status]
         label = Text(status.value + (" (hidden)" if hidden else ""), style=_STATUS_STYLE[status])
         table.add_row(label, str(counts[status]))
+    if errors:  # unparsable files, user code that raised, dynamic-pass failures: no status
+        table.add_row(Text("error", style=_SEVERITY_STYLE[Severity.ERROR]), str(errors))
     return table
 
 
 def rule_table(report: Report, rules: dict[str, Rule]) -> Table:
     """Shown findings per rule, most frequent first."""
     counts = Counter(f.rule_id for f in report.visible())
-    table = Table(title="By rule", title_justify="left")
+    table = Table()
     table.add_column("rule")
     table.add_column("findings", justify="right")
     table.add_column("title")
     for rule_id, count in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])):
         table.add_row(Text(clean(rule_id)), str(count), Text(clean(rule_title(rule_id, rules))))
-    return table
-
-
-def entry_table(entries: list[EntryReport]) -> Table:
-    """One row per dynamic entry, most graphs first (the worst split on top)."""
-    table = Table(title="Dynamic entries (worst first)", title_justify="left")
-    table.add_column("entry")
-    for name in ("calls", "graphs"):
-        table.add_column(name, justify="right")
-    table.add_column("ops per graph")
-    for name in ("breaks", "recompiles"):
-        table.add_column(name, justify="right")
-    table.add_column("fullgraph")
-    for e in worst_first(entries):
-        table.add_row(
-            Text(clean(e.name)),
-            str(e.calls),
-            str(e.graphs),
-            ", ".join(map(str, e.ops_per_graph)) or "-",
-            str(e.graph_breaks),
-            str(e.recompiles),
-            _fullgraph_cell(e),
-        )
     return table
 
 
@@ -340,5 +405,5 @@ def _fullgraph_cell(e: EntryReport) -> Text:
         return Text("-")
     if e.fullgraph_ok:
         return Text("ok", style="green")
-    reason = " ".join(e.fullgraph_error.split())
+    reason = shorten_paths(" ".join(e.fullgraph_error.split()))
     return Text("no" + (f": {clean(reason)}" if reason else ""), style="red")

@@ -17,7 +17,7 @@ import libcst as cst
 from breakscan.catalog import Rule
 from breakscan.static.index import ClassInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import Region
-from breakscan.static.syntax import compiling_guard, dotted_name
+from breakscan.static.syntax import REORDERABLE_PRINT, compiling_guard, dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind, join_kinds
 from breakscan.static.walk import walk
 
@@ -393,6 +393,9 @@ class RegionVisitor(Binder):
         self.env: TypeEnv | None = None
         self.region: Region | None = None
         self._stack: list[tuple[TypeEnv | None, Region | None]] = []
+        # The module makes `print` reorderable (breakscan --fix's BRK201 rewrite): no break.
+        self._reorders_print = bool(source) and any(
+            info.qualify(m.group("alias")) == "torch" for m in REORDERABLE_PRINT.finditer(source or ""))
         self._test_nodes: set[int] = set()
         self._conditional: set[int] = set()  # operands behind a dtype/device/training test
         self._root: tuple[Region, cst.FunctionDef] | None = None  # what `check_function` walks
@@ -795,8 +798,9 @@ class RegionVisitor(Binder):
         qual = self.info.qualify(name)
         if self._is_shadowed(name):
             return
-        for rule in self.rules.rules_for_call(qual):
-            self._emit(rule, node)
+        if not (qual == "print" and self._reordered_print(node)):
+            for rule in self.rules.rules_for_call(qual):
+                self._emit(rule, node)
         args = [a.value for a in node.args if not a.keyword and not a.star]
         if qual in SIZE_FACTORIES:
             self._size_arguments(node)
@@ -815,6 +819,22 @@ class RegionVisitor(Binder):
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+
+    def _reordered_print(self, node: cst.Call) -> bool:
+        """A `print` Dynamo records and makes after the graph instead of breaking: the module
+        adds `print` to `torch._dynamo.config.reorderable_logging_functions`, and the call has
+        positional arguments that are not a `torch.Size` or a module (those are refused:
+        "attempted to reorder a debugging function that can't actually be reordered", checked
+        on 2.13). See breakscan.fix.rewrites.reorder_print."""
+        if not self._reorders_print or self.env is None:
+            return False
+        if any(a.keyword is not None or a.star for a in node.args):
+            return False
+        values = [a.value for a in node.args]
+        for arg in node.args:
+            if isinstance(arg.value, cst.FormattedString):
+                values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
+        return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
 
     def _size_arguments(self, node: cst.Call) -> None:
         assert self.env is not None

@@ -26,22 +26,28 @@ from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import libcst as cst
+from typing import TYPE_CHECKING
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.static import frames
-from breakscan.static.checks import IMPLEMENTED_CHECKS as CHECKS_PER_FUNCTION
-from breakscan.static.checks import RegionVisitor, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
-from breakscan.static.positions import Locator
 from breakscan.static.regions import Region, RegionFinder
-from breakscan.static.suppress import is_suppressed
-from breakscan.static.syntax import indexed_functions
+from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
-# Named checks the static pass implements: RegionVisitor's, per function, and the cross-file ones.
-IMPLEMENTED_CHECKS = frozenset(CHECKS_PER_FUNCTION | {frames.CHECK})
+if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
+    import libcst as cst  # a run whose findings all come from the cache never loads them (0.2 s)
+
+    from breakscan.static.checks import RuleIndex
+
+
+def __getattr__(name: str):
+    if name == "IMPLEMENTED_CHECKS":  # named checks: RegionVisitor's, per function, and the cross-file ones
+        from breakscan.static.checks import IMPLEMENTED_CHECKS as per_function
+
+        return frozenset(per_function | {frames.CHECK})
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 PARSE_ERROR_RULE = "BRK901"
 INTERNAL_ERROR_RULE = "BRK900"
 PARALLEL_MIN_FILES = 64  # below this a process pool costs more than it saves
@@ -59,6 +65,9 @@ class StaticResult:
     files: list[Path] = field(default_factory=list)
     regions: int = 0  # functions found inside compile regions
     cache_hits: int = 0  # files whose checks came from the cache
+    # Findings a suppression comment covers: not in `findings`, kept for merge to pair with
+    # Dynamo's breaks on their lines (breakscan.static.suppress.apply_suppressions drops both).
+    suppressed: list[Finding] = field(default_factory=list)
 
 
 @dataclass
@@ -93,6 +102,8 @@ def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
     rejected = None if cpython_checked else _cpython_rejects(path, data)  # phase A parsed it already
     if rejected is not None:
         return rejected
+    import libcst as cst
+
     try:
         module = run_deep(cst.parse_module, data)
     except cst.ParserSyntaxError as exc:
@@ -209,7 +220,7 @@ def _decode(data: bytes, encoding: str) -> str:
     return text.removeprefix("\ufeff")
 
 
-def _syntax_error(path: Path, data: bytes, exc: cst.ParserSyntaxError) -> Finding:
+def _syntax_error(path: Path, data: bytes, exc: "cst.ParserSyntaxError") -> Finding:
     """Prefer CPython's own location and wording; libcst's when CPython accepts the file."""
     rejected = _cpython_rejects(path, data)  # rare path: libcst failed, so ask CPython for its wording
     if rejected is not None:
@@ -272,6 +283,10 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
 
 def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
                   verbose: bool = False) -> list[Finding]:
+    from breakscan.static.checks import RegionVisitor
+    from breakscan.static.positions import Locator
+    from breakscan.static.syntax import indexed_functions
+
     functions = indexed_functions(item.module)
     by_node: dict[int, Region] = {}
     pairs: list[tuple[Region, cst.FunctionDef]] = []
@@ -291,14 +306,16 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         return errors
     spans = Locator(item.module, item.source).spans(
         [(h.node, h.function, _extent(h.region)) for h in visitor.hits])
-    lines = item.source.splitlines()
+    lines = source_lines(item.source)
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
     for hit, span in zip(visitor.hits, spans):
         key = (hit.rule.id, span.line)  # one finding per rule and line: a line breaks once
-        if key in seen or is_suppressed(hit.rule.id, lines, span.line, span.end_line):
+        if key in seen:
             continue
         seen.add(key)
+        # Kept, marked: merge pairs it with Dynamo's break on that line, then both are dropped.
+        suppressed = is_suppressed(hit.rule.id, lines, span.line, span.end_line, hit.rule.gb_ids)
         code = item.module.code_for_node(hit.node).strip()
         short = code if len(code) <= 60 and "\n" not in code else code.splitlines()[0][:57] + "..."
         findings.append(Finding(
@@ -306,7 +323,7 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
             column=span.column, end_line=span.end_line, end_column=span.end_column,
             message=hit.rule.message.replace("{code}", short), severity=hit.rule.severity,
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
-            chain=hit.region.chain, code=short,
+            chain=hit.region.chain, code=short, extra={SUPPRESSED: True} if suppressed else {},
         ))
     return errors + findings
 
@@ -322,6 +339,7 @@ def _check_errors(item: _Parsed, errors: list, function_of: Callable, rules: Rul
     """BRK900 findings for RegionVisitor methods that raised: one per method and file, at the
     first node that failed, naming the method and the rules it may have missed. Never raises."""
     from breakscan.static.checks import rules_at_risk
+    from breakscan.static.positions import Locator
 
     first: dict[str, tuple] = {}
     counts: dict[str, int] = {}
@@ -461,7 +479,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
 
     `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
     `progress(n)` is called as files finish (phase B). Returns findings with status
-    `predicted`; unparsable files give BRK901 error findings and never stop the scan; an
+    `predicted` (those a suppression comment covers apart, in `suppressed`); unparsable files give BRK901 error findings and never stop the scan; an
     internal error while checking one file gives a BRK900 finding for that file.
     """
     result = StaticResult(files=list(files))
@@ -490,8 +508,11 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         else:
             todo.append(Path(path_text))
             keys[path_text] = key
-    state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
-    for path, findings in _map(_check_one, todo, jobs, state, progress):
+    if todo:
+        from breakscan.static.checks import RuleIndex
+
+        state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose}
+    for path, findings in (_map(_check_one, todo, jobs, state, progress) if todo else ()):
         result.findings.extend(findings)
         if cache:
             if not any(f.rule_id == INTERNAL_ERROR_RULE for f in findings):
@@ -500,10 +521,14 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
                 cache.put_findings(str(path), keys[str(path)], findings)
     if cache:
         cache.save()
+    result.suppressed = [f for f in result.findings if f.extra.get(SUPPRESSED)]
+    result.findings = [f for f in result.findings if not f.extra.get(SUPPRESSED)]
     skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
     if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
-        result.findings.extend(frames.SkippedFrames(finder, result.findings).findings(skip_rules))
+        for f in frames.SkippedFrames(finder, result.findings).findings(skip_rules):
+            (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)
+    result.suppressed.sort(key=Finding.sort_key)
     return result
 
 

@@ -30,7 +30,7 @@ from breakscan.static.index import (
     TryFrame,
 )
 from breakscan.static.regions import Region, RegionFinder, RegionKey
-from breakscan.static.suppress import is_suppressed
+from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 CHECK = "try-skipped-comprehension"
 BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
@@ -157,7 +157,7 @@ class SkippedFrames:
                 lines = lines_cache.get(path)
                 if lines is None:
                     try:
-                        lines = lines_cache[path] = Path(path).read_text(encoding="utf-8").splitlines()
+                        lines = lines_cache[path] = source_lines(Path(path).read_text(encoding="utf-8"))
                     except (OSError, UnicodeDecodeError):
                         lines = lines_cache[path] = []
                 for comp in comps:
@@ -165,8 +165,7 @@ class SkippedFrames:
                     code = " ".join(code.split())
                     short = code if len(code) <= 60 else code[:57] + "..."
                     for rule in rules:
-                        if is_suppressed(rule.id, lines, comp.line, comp.end_line):
-                            continue
+                        suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
                         out.append(Finding(
                             rule_id=rule.id, kind=rule.kind, path=path, line=comp.line, column=column,
                             end_line=comp.end_line, end_column=end_column,
@@ -174,8 +173,8 @@ class SkippedFrames:
                             .replace("{line}", str(frame.try_line)),
                             severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
                             chain=region.chain, code=short,
-                            extra={"requires": requires,
-                                   "try_line": frame.try_line},
+                            extra={"requires": requires, "try_line": frame.try_line,
+                                   **({SUPPRESSED: True} if suppressed else {})},
                         ))
         return out
 

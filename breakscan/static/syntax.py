@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from breakscan.static.index import ModuleInfo, predicate_value
@@ -69,3 +71,10 @@ def indexed_functions(module: cst.Module) -> dict[tuple[str, int], cst.FunctionD
 
 def _block(suite: cst.BaseSuite) -> list:
     return list(suite.body) if isinstance(suite, cst.IndentedBlock) else []
+
+
+# `torch._dynamo.config.reorderable_logging_functions.add(print)` (or `.update({print, ...})`) at
+# module level, as `breakscan --fix` writes it (breakscan.fix.rewrites.reorder_print).
+REORDERABLE_PRINT = re.compile(
+    r"^(?P<alias>\w+)\._dynamo\.config\.reorderable_logging_functions\."
+    r"(?:add\(\s*print\s*\)|update\(\s*[{\[(][^)]*\bprint\b)", re.MULTILINE)
