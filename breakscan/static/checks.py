@@ -869,9 +869,10 @@ class RegionVisitor(Binder):
         if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                 and func.value.value == "self" and self.region is not None and self.region.cls):
             found = self.index.method(self.region.cls.qualname, func.attr.value)
-            if found:
-                _, cls, _ = found
-                return self.index.is_disabled(f"{cls.qualname}.{func.attr.value}")
+            owner = found[1].qualname if found else self.region.cls.qualname  # else `self.sub = disable(Sub())`
+            subs = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(func.attr.value, ())
+            return self.index.is_disabled(f"{owner}.{func.attr.value}") or any(
+                self.index.is_disabled(f"{q}.forward") for q in subs)  # an instance of a disabled class
         return False
 
     # other structural checks -----------------------------------------------------------------

@@ -24,6 +24,19 @@ NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "t
 DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
                       "torch._dynamo.decorators.disable"}
 COMPILE_CALLS = {"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"}
+# Markers whose function Dynamo calls without tracing its body and without a graph break
+# (measured on 2.13 with a print in the body: one graph, no break).
+UNTRACED_MARKERS = {"torch.compiler.nonstrict_trace", "torch._dynamo.nonstrict_trace",
+                    "torch._dynamo.decorators.nonstrict_trace", "torch.compiler.allow_in_graph",
+                    "torch._dynamo.allow_in_graph", "torch._dynamo.decorators.allow_in_graph",
+                    "torch._dynamo.assume_constant_result", "torch._dynamo.decorators.assume_constant_result",
+                    "torch.compiler.assume_constant_result", "torch._dynamo.decorators.leaf_function",
+                    "torch.compiler.leaf_function", "torch._dynamo.leaf_function"}
+# Decorators that make a method run on attribute access: Dynamo traces the getter (measured on 2.13).
+PROPERTY_DECORATORS = {"property", "functools.cached_property", "cached_property"}
+# nn.Module methods that return the module itself: `Model().to(device)` is still a `Model`.
+SELF_RETURNING = {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
+                  "requires_grad_", "to_empty", "share_memory", "type", "xpu", "mps"}
 TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.tensor",
                     "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
                     "torch.arange", "torch.full", "torch.eye")
@@ -61,6 +74,7 @@ class CallRef:
 
     kind: str
     name: str
+    args: tuple[str, ...] = ()  # positional arguments that are names (`f`, `self.m`), "" for others
 
 
 @dataclass
@@ -114,6 +128,8 @@ class FunctionInfo:
     end_line: int = 0
     indent: int = 0  # columns of indentation of the `def` (code points)
     try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
+    params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
+    self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
 
 
 @dataclass
@@ -142,9 +158,12 @@ class ModuleInfo:
     classes: dict[str, ClassInfo] = field(default_factory=dict)
     module_vars: dict[str, str] = field(default_factory=dict)  # name -> callee of its value ("" if none)
     disabled: set[str] = field(default_factory=set)  # qualified names of disabled functions
+    nonrecursive: set[str] = field(default_factory=set)  # disabled with recursive=False (also in disabled)
+    untraced: set[str] = field(default_factory=set)  # nonstrict_trace, allow_in_graph, ... (UNTRACED_MARKERS)
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
+    compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
@@ -198,6 +217,38 @@ def predicate_value(info: ModuleInfo, name: str, helpers: set[str] | frozenset[s
     if qual in NOT_COMPILING_PREDICATES:
         return False
     return None
+
+
+def trace_marker(info: ModuleInfo, node: ast.AST) -> str | None:
+    """How Dynamo treats a function wrapped by the decorator or call `node`: "disable"
+    (`torch.compiler.disable`: a graph break at the call, nothing below traced), "nonrecursive"
+    (`disable(recursive=False)`: a graph break at the call, only that frame skipped, its callees
+    traced as frames of their own), "untraced" (UNTRACED_MARKERS: called without a break, body
+    not traced), else None. Measured on torch 2.13 (torch/_dynamo/decorators.py)."""
+    func = node.func if isinstance(node, ast.Call) else node
+    name = ast_dotted(func)
+    if name is None:
+        return None
+    qual = info.qualify(name)
+    if qual in DISABLE_DECORATORS:
+        if isinstance(node, ast.Call) and any(
+                k.arg == "recursive" and isinstance(k.value, ast.Constant) and k.value.value is False
+                for k in node.keywords):
+            return "nonrecursive"
+        return "disable"
+    if qual == "torch._dynamo.decorators.skip":  # skip_code: like disable(recursive=False)
+        return "nonrecursive"
+    if qual in UNTRACED_MARKERS:
+        return "untraced"
+    return None
+
+
+def module_expr(info: ModuleInfo, node: ast.AST) -> ast.AST:
+    """`node` without trailing self-returning nn.Module calls: `Model().to(dev).eval()` -> `Model()`."""
+    while (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+           and node.func.attr in SELF_RETURNING and isinstance(node.func.value, (ast.Call, ast.Name, ast.Attribute))):
+        node = node.func.value
+    return node
 
 
 def _resolve_relative(module: str, is_package: bool, level: int, target: str | None) -> str:
@@ -266,11 +317,28 @@ class _Indexer:
             if isinstance(target, ast.Name):
                 name = target.id
                 self.info.module_vars[name] = callee
-                if callee in DISABLE_DECORATORS:  # f = torch.compiler.disable(g)
-                    self.info.disabled.add(f"{self.info.name}.{name}")
+                self.mark(f"{self.info.name}.{name}", value)  # f = torch.compiler.disable(g)
                 if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
                         or name in self.literal_assigns:
                     self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
+            elif isinstance(target, ast.Attribute) and isinstance(value, ast.Call):
+                owner = ast_dotted(target.value)  # Class.method = torch.compiler.disable(Class.method)
+                if owner and owner.split(".")[0] in self.info.classes:
+                    self.mark(f"{self.info.qualify(owner)}.{target.attr}", value)
+
+    def mark(self, qualname: str, value: ast.AST | None) -> None:
+        """Record `qualname` as disabled/untraced when `value` wraps a function in a trace marker."""
+        if not isinstance(value, ast.Call) or not (value.args or value.keywords):
+            return
+        marker = trace_marker(self.info, value)
+        if marker is None and isinstance(value.func, ast.Call) and value.args:
+            marker = trace_marker(self.info, value.func)  # disable(recursive=False)(f)
+        if marker == "untraced":
+            self.info.untraced.add(qualname)
+        elif marker is not None:
+            self.info.disabled.add(qualname)
+            if marker == "nonrecursive":
+                self.info.nonrecursive.add(qualname)
 
     def decorators(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> list[str]:
         names = []
@@ -286,12 +354,19 @@ class _Indexer:
         self.seen[qualname] = occurrence + 1
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
-                          end_line=node.end_lineno or 0, indent=node.col_offset)
+                          end_line=node.end_lineno or 0, indent=node.col_offset,
+                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
         if _collect_calls(self.info, fn, node.body, self):
             fn.try_frames = try_frames(self.info, node)
-        if DISABLE_DECORATORS & set(fn.decorators):
-            owner = cls.qualname if cls else self.info.name
-            self.info.disabled.add(f"{owner}.{node.name}")
+        owner = cls.qualname if cls else self.info.name
+        for dec in node.decorator_list:
+            marker = trace_marker(self.info, dec)
+            if marker == "untraced":
+                self.info.untraced.add(f"{owner}.{node.name}")
+            elif marker is not None:
+                self.info.disabled.add(f"{owner}.{node.name}")
+                if marker == "nonrecursive":
+                    self.info.nonrecursive.add(f"{owner}.{node.name}")
         if cls is not None:
             cls.methods[node.name] = fn
             if node.name == "__init__":
@@ -311,6 +386,9 @@ class _Indexer:
                 cls.bases.append(self.info.qualify(name))
         self.info.classes[node.name] = cls
         self.statements(node.body, cls)
+        for dec in node.decorator_list:  # @torch.compiler.disable on a class skips calls of its instances
+            if trace_marker(self.info, dec) == "disable":
+                self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
 
     def self_attrs(self, cls: ClassInfo, init: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         for node in ast.walk(init):
@@ -318,7 +396,10 @@ class _Indexer:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
-                        self.record_attr(cls, t.attr, node.value)
+                        if isinstance(node.value, ast.Call) and trace_marker(self.info, node.value):
+                            self.mark(f"{cls.qualname}.{t.attr}", node.value)  # not traced: no submodule
+                        else:
+                            self.record_attr(cls, t.attr, node.value)
             elif isinstance(node, ast.Call):
                 name = ast_dotted(node.func) or ""
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
@@ -353,32 +434,72 @@ class _Indexer:
                     self.info.example_targets.append(name + ("()" if isinstance(first, ast.Call) else ""))
 
     def module_calls(self, tree: ast.Module) -> None:
-        """`torch.compile(x)` / `x.compile()` targets and `v = Class(...)` variables."""
-        for node in ast.walk(tree):
+        """`torch.compile(x)` / `x.compile()` targets and `v = Class(...)` variables.
+
+        Compile targets take every applied form: `torch.compile(fn, ...)`, `torch.compile(...)(fn)`,
+        `torch._dynamo.optimize(backend)(fn)`, `model.compile()`, and inside a class
+        `self.f = torch.compile(self.f)` (recorded as `self:Class.attr`)."""
+        stack: list[tuple[ast.AST, str]] = [(tree, "")]
+        while stack:
+            node, cls = stack.pop()
+            if isinstance(node, ast.ClassDef):
+                cls = node.name
+            stack.extend((child, cls) for child in ast.iter_child_nodes(node))
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
-                name = ast_dotted(node.value.func)
+                value = module_expr(self.info, node.value)
+                name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
                 if name and name.rsplit(".", 1)[-1][:1].isupper():
                     for t in node.targets:
                         if isinstance(t, ast.Name):
                             self.info.var_classes[t.id] = self.info.qualify(name)
-            elif isinstance(node, ast.Call):
-                name = ast_dotted(node.func)
-                if not name:
-                    continue
-                if self.info.qualify(name) in COMPILE_CALLS and node.args:
-                    target = node.args[0]
-                    if isinstance(target, ast.Call):
-                        callee = ast_dotted(target.func)
-                        if callee:
-                            self.info.compile_targets.append(callee + "()")
-                    else:
-                        dotted = ast_dotted(target)
-                        if dotted:
-                            self.info.compile_targets.append(dotted)
-                elif name.endswith(".compile") and not node.args and isinstance(node.func, ast.Attribute):
-                    dotted = ast_dotted(node.func.value)
-                    if dotted:
-                        self.info.compile_targets.append(dotted)
+                compiled = self.compiled_expr(node.value)
+                text = self.compile_target(compiled, cls) if compiled is not None else None
+                if text:  # fast = torch.compile(step): calling `fast` later runs `step`
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            self.info.compiled_aliases[t.id] = text
+            if isinstance(node, ast.Call):
+                compiled = self.compiled_expr(node)
+                text = self.compile_target(compiled, cls) if compiled is not None else None
+                if text:
+                    self.info.compile_targets.append(text)
+
+    def compiled_expr(self, node: ast.Call) -> ast.AST | None:
+        """What the call `node` compiles, or None: `torch.compile(fn, ...)` (or `model=fn`),
+        `torch.compile(...)(fn)`, `torch._dynamo.optimize(backend)(fn)`, `model.compile()`."""
+        func = node.func
+        name = ast_dotted(func)
+        if name is None:
+            if isinstance(func, ast.Call) and node.args and self.is_compile(func):
+                return node.args[0]
+            return None
+        if self.is_compile(node):
+            if self.info.qualify(name) == "torch._dynamo.optimize":
+                return None  # its positional argument is the backend; the target is applied after
+            return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "model"), None)
+        if name.endswith(".compile") and not node.args and isinstance(func, ast.Attribute):
+            return func.value
+        return None
+
+    def is_compile(self, node: ast.Call) -> bool:
+        name = ast_dotted(node.func)
+        return name is not None and self.info.qualify(name) in COMPILE_CALLS
+
+    def compile_target(self, target: ast.AST, cls: str) -> str | None:
+        """The compile-target text of an expression: `name`, `var.attr`, `Class()`, `self:Class.attr`."""
+        target = module_expr(self.info, target)
+        if isinstance(target, ast.Call):
+            callee = ast_dotted(target.func)
+            if callee and self.info.qualify(callee) == "functools.partial" and target.args:
+                return self.compile_target(target.args[0], cls)  # Dynamo traces the partial's function
+            return callee + "()" if callee else None
+        dotted = ast_dotted(target)
+        if not dotted:
+            return None
+        head, _, attr = dotted.partition(".")
+        if head == "self":
+            return f"self:{cls}.{attr or 'forward'}" if cls and "." not in attr else None
+        return dotted
 
 
 def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> bool:
@@ -402,6 +523,9 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             ref = call_ref(node)
             if ref is not None:
                 calls.append(ref)
+        elif kind is ast.Attribute and type(node.ctx) is ast.Load and type(node.value) is ast.Name \
+                and node.value.id == "self":
+            fn.self_reads.add(node.attr)  # a property getter of the class runs here
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _TRY_NODES:
@@ -476,7 +600,8 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
 
 
 def call_ref(node: ast.Call) -> CallRef | None:
-    """`self.m()`, `super().m()` or a dotted name's call as a CallRef; None for other callees."""
+    """`self.m()`, `super().m()` or a dotted name's call as a CallRef (with its name arguments:
+    a function passed in); None for other callees."""
     func = node.func
     if isinstance(func, ast.Attribute):
         recv = func.value
@@ -485,7 +610,12 @@ def call_ref(node: ast.Call) -> CallRef | None:
         if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
             return CallRef("super", func.attr)
     name = ast_dotted(func)
-    return CallRef("name", name) if name else None
+    if not name:
+        return None
+    args = tuple(a.id if isinstance(a, ast.Name) else
+                 f"self.{a.attr}" if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
+                 and a.value.id == "self" else "" for a in node.args)
+    return CallRef("name", name, args if any(args) else ())
 
 
 def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:
@@ -557,6 +687,8 @@ class ProjectIndex:
 
     modules: dict[str, ModuleInfo] = field(default_factory=dict)
     _disabled: set[str] = field(default_factory=set)
+    _nonrecursive: set[str] = field(default_factory=set)
+    _untraced: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
 
     def add(self, info: ModuleInfo) -> None:
@@ -566,6 +698,8 @@ class ProjectIndex:
             key = f"{key}@{info.path}"
         self.modules[key] = info
         self._disabled |= info.disabled
+        self._nonrecursive |= info.nonrecursive
+        self._untraced |= info.untraced
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
@@ -599,6 +733,16 @@ class ProjectIndex:
     def is_disabled(self, qualname: str) -> bool:
         """Whether `qualname` names a `torch.compiler.disable`d function in the project."""
         return qualname in self._disabled
+
+    def is_nonrecursive(self, qualname: str) -> bool:
+        """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
+        traces the functions it calls as frames of their own (measured on torch 2.13)."""
+        return qualname in self._nonrecursive
+
+    def is_untraced(self, qualname: str) -> bool:
+        """Whether Dynamo calls `qualname` without tracing its body and without a graph break
+        (`nonstrict_trace`, `allow_in_graph`, `assume_constant_result`, `leaf_function`)."""
+        return qualname in self._untraced
 
     def method(self, cls_qualname: str, name: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
         """Find method `name` on a class or its project base classes (depth-first MRO)."""

@@ -1,10 +1,15 @@
 """Compile regions: which functions Dynamo will trace, and the call chain from each root.
 
-Roots: functions decorated with `torch.compile`, targets of `torch.compile(...)` and
-`module.compile()`, callables yielded by `breakscan_examples()`, and (mode `modules`) every
-`nn.Module.forward`. From each root the region follows calls to project functions, methods
-(`self.m()`, `super().m()`), and submodules built in `__init__`, across files. Functions
-decorated with `torch.compiler.disable` end a region. Works on the `ast` index summaries.
+Roots: functions decorated with `torch.compile`, targets of `torch.compile(...)` in every
+applied form (`torch.compile(fn, mode=...)`, `torch.compile(mode=...)(fn)`,
+`self.f = torch.compile(self.f)`, `model.compile()`), callables yielded by
+`breakscan_examples()`, and (mode `modules`) every `nn.Module.forward`. From each root the
+region follows calls to project functions, methods (`self.m()`, `super().m()`), and submodules
+built in `__init__`, across files. Functions wrapped by `torch.compiler.disable` (decorator,
+assignment, `self.f = disable(self.f)`, a disabled class) end a region; with `recursive=False`
+only that frame is skipped and its callees are still traced; `nonstrict_trace`,
+`allow_in_graph`, `assume_constant_result` and `leaf_function` end it too (Dynamo calls them
+without tracing their bodies). Works on the `ast` index summaries.
 """
 
 from __future__ import annotations
@@ -14,12 +19,19 @@ from dataclasses import dataclass
 
 from breakscan.static.index import (
     COMPILE_CALLS,
+    PROPERTY_DECORATORS,
     CallRef,
     ClassInfo,
     FunctionInfo,
     ModuleInfo,
     ProjectIndex,
 )
+
+# Torch functions that call the function passed at these positions and Dynamo traces its body
+# there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
+# use_reentrant True and False). `torch.cond` is left out: a break in a branch is an error
+# (UncapturedHigherOrderOpError), not a graph break.
+TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
 
 RegionKey = tuple[str, str, int]  # (module path, function qualname, occurrence)
 Target = tuple[ModuleInfo, "ClassInfo | None", FunctionInfo]  # a function a call runs, with its class
@@ -59,6 +71,7 @@ class RegionFinder:
         self.mode = mode
         self.regions: dict[RegionKey, Region] = {}
         self._queue: deque[Region] = deque()
+        self._skipped: set[RegionKey] = set()  # disable(recursive=False) frames already passed through
 
     def compute(self) -> dict[RegionKey, Region]:
         """Every function Dynamo will trace, by RegionKey."""
@@ -72,17 +85,16 @@ class RegionFinder:
         region = Region(module, cls, fn, chain)
         if region.key in self.regions:
             return
-        owner = cls.qualname if cls else module.name
-        if self.index.is_disabled(f"{owner}.{fn.name}"):
+        owner = f"{cls.qualname if cls else module.name}.{fn.name}"
+        if self.index.is_untraced(owner):
+            return
+        if self.index.is_disabled(owner):
+            if self.index.is_nonrecursive(owner) and region.key not in self._skipped:
+                self._skipped.add(region.key)  # its frame is skipped, its callees are frames Dynamo traces
+                self._expand_calls(region)
             return
         self.regions[region.key] = region
         self._queue.append(region)
-
-    def _add_class_forward(self, class_qualname: str, chain: tuple[str, ...]) -> None:
-        found = self.index.method(class_qualname, "forward")
-        if found:
-            mod, cls, fn = found
-            self._add(mod, cls, fn, chain + (fn.qualname,))
 
     def _roots(self, info: ModuleInfo) -> None:
         for cls, fn in info.all_functions():
@@ -97,30 +109,33 @@ class RegionFinder:
             self._target(info, target)
 
     def _target(self, info: ModuleInfo, target: str) -> None:
-        """A compile target written as `name`, `var.method` or `Class()`."""
+        for mod, cls, fn in self.resolve_target(info, target):
+            self._add(mod, cls, fn, (fn.qualname,))
+
+    def resolve_target(self, info: ModuleInfo, target: str, _depth: int = 0) -> list[Target]:
+        """What a compile target of `info` (written as `name`, `var.attr`, `Class()` or
+        `self:Class.attr`, `self.attr` inside Class) runs; an attribute is a method or a
+        submodule (its `forward`)."""
         if target.endswith("()"):
-            self._target_name(info.qualify(target[:-2]), ())
-            return
+            return self.resolve_name(info.qualify(target[:-2]), _depth)
+        if target.startswith("self:"):
+            cls_name, _, attr = target[5:].partition(".")
+            owner = info.classes.get(cls_name)
+            return self.resolve_call(info, owner, CallRef("self", attr)) if owner else []
         head, _, attr = target.partition(".")
         if head in info.var_classes:
             cls_q = info.var_classes[head]
             if attr in ("", "forward"):
-                self._add_class_forward(cls_q, ())
-            else:
-                found = self.index.method(cls_q, attr)
-                if found:
-                    mod, cls, fn = found
-                    self._add(mod, cls, fn, (fn.qualname,))
-            return
-        self._target_name(info.qualify(target), ())
+                found = self.index.method(cls_q, "forward")
+                return [found] if found else []
+            hit = self.index.lookup_class(cls_q)
+            return self.resolve_call(info, hit[1], CallRef("self", attr)) if hit and "." not in attr else []
+        return self.resolve_name(info.qualify(target), _depth)
 
-    def _target_name(self, qual: str, chain: tuple[str, ...]) -> None:
-        for mod, cls, fn in self.resolve_name(qual):
-            self._add(mod, cls, fn, chain + (fn.qualname,))
-
-    def resolve_name(self, qual: str) -> list[Target]:
+    def resolve_name(self, qual: str, _depth: int = 0) -> list[Target]:
         """What calling the qualified name `qual` runs: a project function, a class's `forward`
-        (a module called), or `Class.method`; [] for anything outside the project."""
+        (a module called), `Class.method`, or what a compiled alias (`fast = torch.compile(step)`)
+        compiles; [] for anything outside the project."""
         fn = self.index.lookup_function(qual)
         if fn:
             return [(fn[0], None, fn[1])]
@@ -129,7 +144,23 @@ class RegionFinder:
             return [found] if found else []
         owner, _, meth = qual.rpartition(".")  # Class.method
         found = self.index.method(owner, meth) if owner else None
-        return [found] if found else []
+        if found:
+            return [found]
+        mod = self.index.modules.get(owner)
+        if mod is None:
+            return []
+        if meth in mod.compiled_aliases and _depth < 5:
+            return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
+        cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`
+        if cls_q and self.index.lookup_class(cls_q):
+            found = self.instance_call(cls_q)
+            return [found] if found else []
+        return []
+
+    def instance_call(self, cls_qualname: str) -> Target | None:
+        """What calling an instance of a project class runs: its project `__call__` (Dynamo
+        traces it, measured on 2.13), else its `forward` (`nn.Module.__call__` runs it)."""
+        return self.index.method(cls_qualname, "__call__") or self.index.method(cls_qualname, "forward")
 
     def submodule_forwards(self, cls: ClassInfo) -> list[Target]:
         """The `forward`s of the project classes `cls` (or a base) builds in `__init__`."""
@@ -150,8 +181,8 @@ class RegionFinder:
             if found:
                 return [found]
             _, _, subs = self.index.class_attr_kinds(cls.qualname)
-            forwards = (self.index.method(q, "forward") for q in subs.get(call.name, ()))
-            return [f for f in forwards if f]
+            called = (self.instance_call(q) for q in subs.get(call.name, ()))
+            return [f for f in called if f]
         if call.kind == "super":
             for base in cls.bases:
                 found = self.index.method(base, call.name)
@@ -168,6 +199,52 @@ class RegionFinder:
         if region.cls is not None:
             for mod, cls, fn in self.submodule_forwards(region.cls):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
+        self._expand_calls(region)
+        self._expand_properties(region)
+
+    def _expand_properties(self, region: Region) -> None:
+        """Property getters of the region's class read as `self.x` in its function."""
+        for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
+            found = self.index.method(region.cls.qualname, name) if region.cls else None
+            if found and PROPERTY_DECORATORS & set(found[2].decorators):
+                self._add(*found, region.chain + (found[2].qualname,))
+
+    def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
+            if call.args and call.kind == "name":
+                positions = TRACED_ARGUMENTS.get(region.module.qualify(call.name), ())
+                for position in positions:
+                    arg = call.args[position] if position < len(call.args) else ""
+                    for mod, cls, fn in self._resolve_argument(region, arg):
+                        self._add(mod, cls, fn, region.chain + (fn.qualname,))
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
+                owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
+                stops = self.index.is_untraced(owner) or (
+                    self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
+                if call.args and not stops:
+                    for passed in self.passed_functions(region, call, cls, fn):
+                        self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
+
+    def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
+                         callee: FunctionInfo) -> list[Target]:
+        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`) to a
+        project function `callee` that calls the parameter they bind: Dynamo inlines `callee`
+        and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
+        called = {c.name for c in callee.calls if c.kind == "name" and "." not in c.name}
+        skip = 1 if cls is not None and callee.params[:1] == ["self"] else 0  # a bound method
+        out: list[Target] = []
+        for position, arg in enumerate(call.args):
+            index = position + skip
+            if not arg or index >= len(callee.params) or callee.params[index] not in called:
+                continue
+            out += self._resolve_argument(region, arg)
+        return out
+
+    def _resolve_argument(self, region: Region, arg: str) -> list[Target]:
+        """The project function a name argument (`helper`, `self.helper`) of a call made in `region` names."""
+        if not arg:
+            return []
+        if arg.startswith("self."):
+            return self.resolve_call(region.module, region.cls, CallRef("self", arg[5:])) if region.cls else []
+        return self.resolve_name(region.module.qualify(arg))
