@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,8 @@ FAMILIES = {
     "BRK9": "breakscan's own errors",
 }
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+# The `[match]` lists whose patterns may carry their own torch range in `[match.torch]`.
+PATTERN_KEYS = ("calls", "tensor_methods", "logger_methods")
 _ID = re.compile(r"^BRK\d{3}$")
 
 
@@ -41,10 +43,16 @@ class CatalogError(ValueError):
 
 @dataclass(frozen=True)
 class Example:
-    """A rule's example: `code` is a whole module defining `breakscan_examples()`."""
+    """A rule's example: `code` is a whole module defining `breakscan_examples()`; `torch` is the
+    range of versions it holds on (an example of a pattern with its own `[match.torch]` range)."""
 
     code: str
     title: str = ""
+    torch: str = ""
+
+    def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
+        """Whether the example holds on `torch_version` (no range, or unknown version: True)."""
+        return torch_version is None or not self.torch or version_in_range(torch_version, self.torch)
 
 
 FIX_SAFETIES = ("safe", "unsafe")
@@ -61,6 +69,15 @@ class AutoFix:
     rewrite: str
     safety: str
     description: str
+
+
+@dataclass(frozen=True)
+class VersionGB:
+    """A `[[gb_ids_by_torch]]` entry: the graph-break ids Dynamo gives the rule's break on the
+    torch versions in `torch` (a range like `>=2.14`), where they differ from the top-level ids."""
+
+    torch: str
+    gb_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -88,7 +105,47 @@ class Rule:
     python_versions: str = ""  # a Python range like "<3.12" when the pattern depends on it
     verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
     autofix: AutoFix | None = None  # `[autofix]`: the rule is fixable by `--fix`
+    gb_by_torch: tuple[VersionGB, ...] = ()  # `[[gb_ids_by_torch]]`: ids on some versions only
     source: Path | None = field(default=None, compare=False)
+
+    @property
+    def all_gb_ids(self) -> tuple[str, ...]:
+        """Every graph-break id the rule's break has on any torch version (for the rule index)."""
+        return tuple(dict.fromkeys([*self.gb_ids, *(g for v in self.gb_by_torch for g in v.gb_ids)]))
+
+    def gb_ids_for(self, torch_version: tuple[int, int] | None) -> tuple[str, ...]:
+        """The graph-break ids on `torch_version`: the first `[[gb_ids_by_torch]]` entry whose
+        range holds it, else the top-level `gb_ids`; unknown version: every id (`all_gb_ids`)."""
+        if torch_version is None:
+            return self.all_gb_ids
+        for entry in self.gb_by_torch:
+            if version_in_range(torch_version, entry.torch):
+                return entry.gb_ids
+        return self.gb_ids
+
+    def pattern_applies(self, pattern: str, torch_version: tuple[int, int] | None) -> bool:
+        """Whether a `[match]` pattern breaks on `torch_version` (its `[match.torch]` range, if any)."""
+        spec = self.match.get("torch", {}).get(pattern)
+        return torch_version is None or not spec or version_in_range(torch_version, spec)
+
+    def for_torch(self, torch_version: tuple[int, int] | None) -> Rule | None:
+        """This rule as it stands on `torch_version` (major, minor): its `[match]` lists keep only
+        the patterns that break there and `gb_ids` are that version's. None when the rule's range
+        excludes the version or none of its patterns is left. Unknown version: the rule unchanged.
+        """
+        if torch_version is None:
+            return self
+        if not self.applies_to(torch_version):
+            return None
+        match = {k: v for k, v in self.match.items() if k != "torch"}
+        for key in PATTERN_KEYS:
+            if key in match:
+                match[key] = [p for p in match[key] if self.pattern_applies(p, torch_version)]
+                if not match[key]:
+                    del match[key]
+        if self.match and not any(k in match for k in (*PATTERN_KEYS, "check")):
+            return None
+        return replace(self, match=match, gb_ids=self.gb_ids_for(torch_version), gb_by_torch=())
 
     def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
         """True when the pattern breaks on `torch_version` (major, minor); unknown version: True."""
@@ -101,8 +158,8 @@ class Rule:
         return not self.python_versions or version_in_range(python or sys.version_info[:2], self.python_versions)
 
     def gb_links(self) -> list[str]:
-        """Links to the graph-break site's page for each of the rule's GB ids."""
-        return [GB_SITE.format(gb.lower()) for gb in self.gb_ids]
+        """Links to the graph-break site's page for each of the rule's GB ids (every version's)."""
+        return [GB_SITE.format(gb.lower()) for gb in self.all_gb_ids]
 
 
 def version_in_range(version: tuple[int, int], spec: str) -> bool:
@@ -141,7 +198,7 @@ def _examples(raw: Any) -> tuple[Example, ...]:
         return ()
     if isinstance(raw, str):
         return (Example(raw),)
-    return tuple(Example(e["code"], e.get("title", "")) for e in raw)
+    return tuple(Example(e["code"], e.get("title", ""), e.get("torch", "")) for e in raw)
 
 
 def load_rule(path: Path) -> Rule:
@@ -177,6 +234,7 @@ def load_rule(path: Path) -> Rule:
             python_versions=data.get("python", ""),
             verified=tuple(data.get("verified", ())),
             autofix=_autofix(path, data.get("autofix")),
+            gb_by_torch=tuple(VersionGB(e["torch"], tuple(e["gb_ids"])) for e in data.get("gb_ids_by_torch", ())),
             source=path,
         )
     except KeyError as exc:
@@ -186,6 +244,16 @@ def load_rule(path: Path) -> Rule:
             raise
         raise CatalogError(f"{path.name}: {exc}") from exc
     version_in_range((2, 0), rule.torch_versions)  # validate the ranges now
+    for spec in ([e.torch for e in rule.gb_by_torch] + list(rule.match.get("torch", {}).values())
+                 + [ex.torch for ex in rule.breaking + rule.fixed if ex.torch]):
+        version_in_range((2, 0), spec)
+    listed = {p for key in PATTERN_KEYS for p in rule.match.get(key, ())}
+    unknown = set(rule.match.get("torch", {})) - listed
+    if unknown:
+        raise CatalogError(f"{path.name}: [match.torch] names patterns not in [match]: {sorted(unknown)}")
+    for v in rule.verified:
+        if not re.fullmatch(r"\d+\.\d+", v):
+            raise CatalogError(f"{path.name}: verified version {v!r} is not X.Y")
     version_in_range((3, 10), rule.python_versions)
     return rule
 

@@ -17,6 +17,7 @@ from breakscan.findings import Finding, Kind, Severity, Status
 
 pytestmark = [
     pytest.mark.dynamic,
+    pytest.mark.versions,
     pytest.mark.skipif(importlib.util.find_spec("torch") is None, reason="torch is not installed (dynamic extra)"),
 ]
 

@@ -1,4 +1,8 @@
-"""Every fixture's inline `# expect: RULE(status)` markers, checked exactly, static and dynamic."""
+"""Every fixture's inline `# expect: RULE(status)` markers, checked exactly, static and dynamic.
+
+`RULE(status, torch<2.14)` holds only on the torch versions in the range (the installed one;
+no torch installed: every marker). Marked `versions`: bench/versions.py and CI's newest-release
+environment run it on every torch release."""
 
 from __future__ import annotations
 
@@ -7,13 +11,19 @@ from pathlib import Path
 
 import pytest
 
-from breakscan.catalog import load_catalog
+from breakscan.catalog import load_catalog, version_in_range
 from breakscan.config import Config
-from breakscan.scan import run_scan
+from breakscan.config import parse_version
+from breakscan.scan import installed_torch_version, run_scan
 from tests.conftest import FIXTURES, requires_torch
 
+pytestmark = pytest.mark.versions
+
 EXPECT = re.compile(r"#\s*expect:\s*(?P<items>.+)$")
-ITEM = re.compile(r"(?P<rule>[A-Z]+\d+)\((?P<status>confirmed|predicted|observed|refuted)\)")
+ITEM = re.compile(r"(?P<rule>[A-Z]+\d+)\((?P<status>confirmed|predicted|observed|refuted)"
+                  r"(?:,\s*torch(?P<range>[<>=][^)]*))?\)")
+_INSTALLED = installed_torch_version()
+TORCH = parse_version(_INSTALLED) if _INSTALLED else None
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
 
 
@@ -24,6 +34,8 @@ def expectations(path: Path) -> set[tuple[int, str, str]]:
         m = EXPECT.search(line)
         if m:
             for item in ITEM.finditer(m.group("items")):
+                if item.group("range") and TORCH and not version_in_range(TORCH, item.group("range")):
+                    continue
                 found.add((number, item.group("rule"), item.group("status")))
     return found
 

@@ -43,7 +43,7 @@ def catalog_descriptor(rule: Rule) -> ReportingDescriptor:
         default_configuration=ReportingConfiguration(level=rule.severity.value),
         properties=Properties(
             tags=_tags(rule.tags or ("torch.compile", rule.kind.value)),
-            extra={"precision": rule.precision, "breakscan/gbIds": list(rule.gb_ids)},
+            extra={"precision": rule.precision, "breakscan/gbIds": list(rule.all_gb_ids)},
         ),
     )
 
@@ -122,8 +122,8 @@ def rule_help_markdown(rule: Rule) -> str:
     parts += [f"### Fixed example\n\n{_fence(e.code)}" for e in rule.fixed]
     if rule.limitations:
         parts.append(f"### Limitations\n\n{rule.limitations}")
-    if rule.gb_ids:
-        links = "\n".join(f"- [{gb}]({gb_link(gb)})" for gb in rule.gb_ids)
+    if rule.all_gb_ids:
+        links = "\n".join(f"- [{gb}]({gb_link(gb)})" for gb in rule.all_gb_ids)
         parts.append(f"### Graph-break site\n\n{links}")
     return "\n\n".join(parts)
 
