@@ -302,6 +302,39 @@ def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
     return None
 
 
+def gb_id_for_type(gb_type: str) -> str:
+    """The graph-break id the installed torch's registry gives `gb_type` (a message's type line),
+    or '' (no torch, no registry, unknown type). For releases whose messages carry the type but
+    no `/gb/gbNNNN.html` link. Source: `torch/_dynamo/graph_break_registry.json`, every entry
+    version of every id."""
+    path = _registry_path()
+    return _types_to_ids(path).get(gb_type.strip(), "") if path and gb_type else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _registry_path() -> str | None:
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("torch")
+    except (ImportError, ValueError):
+        return None
+    for loc in (spec.submodule_search_locations or ()) if spec else ():
+        reg = Path(loc) / "_dynamo" / "graph_break_registry.json"
+        if reg.is_file():
+            return str(reg)
+    return None
+
+
+@functools.lru_cache(maxsize=1)
+def _types_to_ids(path: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for gb_id, entries in _load_registry(path).items():
+        for entry in entries:
+            out.setdefault(str(entry.get("Gb_type", "")).strip(), gb_id)
+    return out
+
+
 @functools.lru_cache(maxsize=1)
 def _load_registry(path: str) -> dict[str, Any]:
     import json

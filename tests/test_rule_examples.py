@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pytest
 
-from breakscan.catalog import FAMILIES, Rule, gb_registry_entry, load_catalog
+from breakscan.catalog import FAMILIES, Rule, gb_id_for_type, gb_registry_entry, load_catalog
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -155,6 +155,12 @@ class Observed:
         )
 
 
+def _gb_type(msg: str) -> str:
+    """The graph-break type of a break message: its `Graph Break Reason:` line."""
+    m = re.search(r"^Graph Break Reason: (.+)$", msg, re.MULTILINE)
+    return m.group(1).strip() if m else ""
+
+
 def _load_module(code: str, path: Path):
     path.write_text(code, encoding="utf-8")
     name = f"_breakscan_example_{path.stem}"
@@ -219,7 +225,8 @@ def _observe(code: str, path: Path, device: str) -> Observed:
         if not at:
             continue
         link = _GB_LINK.search(msg)
-        gb = f"GB{link.group(1)}" if link else None
+        # No link (2.8): the installed registry's id for the message's graph-break type.
+        gb = f"GB{link.group(1)}" if link else gb_id_for_type(_gb_type(msg)) or None
         if mine:  # innermost frame of the user stack that lies in the example module
             out.breaks.append((mine[-1], gb))
         elif at.group(1) == me:
