@@ -114,8 +114,9 @@ class Rule:
         return tuple(dict.fromkeys([*self.gb_ids, *(g for v in self.gb_by_torch for g in v.gb_ids)]))
 
     def gb_ids_for(self, torch_version: tuple[int, int] | None) -> tuple[str, ...]:
-        """The graph-break ids on `torch_version`: the first `[[gb_ids_by_torch]]` entry whose
-        range holds it, else the top-level `gb_ids`; unknown version: every id (`all_gb_ids`)."""
+        """The graph-break ids on `torch_version`: the `[[gb_ids_by_torch]]` entry whose range
+        holds it (the ranges are disjoint), else the top-level `gb_ids`; unknown version: every
+        id (`all_gb_ids`)."""
         if torch_version is None:
             return self.all_gb_ids
         for entry in self.gb_by_torch:
@@ -247,6 +248,9 @@ def load_rule(path: Path) -> Rule:
     for spec in ([e.torch for e in rule.gb_by_torch] + list(rule.match.get("torch", {}).values())
                  + [ex.torch for ex in rule.breaking + rule.fixed if ex.torch]):
         version_in_range((2, 0), spec)
+    for minor in range(0, 40):  # [[gb_ids_by_torch]] ranges are disjoint: order never matters
+        if sum(version_in_range((2, minor), e.torch) for e in rule.gb_by_torch) > 1:
+            raise CatalogError(f"{path.name}: [[gb_ids_by_torch]] ranges overlap at torch 2.{minor}")
     listed = {p for key in PATTERN_KEYS for p in rule.match.get(key, ())}
     unknown = set(rule.match.get("torch", {})) - listed
     if unknown:
