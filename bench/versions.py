@@ -1,8 +1,8 @@
 """The torch version matrix: breakscan's rule-example, fixture and dynamic-pass tests on each minor
 release from the oldest the `dynamic` extra admits to the newest.
 
-    python bench/versions.py                  # every release in RELEASES
-    python bench/versions.py 2.14 2.15        # some of them
+    python bench/versions.py                  # every release the `dynamic` extra admits
+    python bench/versions.py 2.10 2.14        # some releases (older ones too)
     python bench/versions.py --keep --readme --update-verified
 
 For each release: a venv `/tmp/torch-X.Y` (reused when it already has breakscan), `pip install
@@ -41,6 +41,16 @@ RELEASES = {
     "2.10": "2.10.0", "2.11": "2.11.0", "2.12": "2.12.1", "2.13": "2.13.0", "2.14": "2.14.1",
     "2.15": "2.15.0",
 }
+def admitted() -> list[str]:
+    """The minors in RELEASES that pyproject.toml's `dynamic` extra admits (`torch>=X.Y`)."""
+    import tomllib
+
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["optional-dependencies"]
+    floor = next(re.fullmatch(r"torch>=(\d+)\.(\d+)", d) for d in extra["dynamic"] if d.startswith("torch"))
+    low = (int(floor.group(1)), int(floor.group(2)))
+    return [m for m in RELEASES if tuple(map(int, m.split("."))) >= low]
+
+
 _RULE_TEST = re.compile(r"^test_(breaking_example_is_confirmed_by_dynamo|fixed_example_compiles_without_breaks)"
                         r"\[(BRK\d{3})\]$")
 
@@ -147,7 +157,8 @@ def update_verified(minor: str, rules: dict[str, list[str]]) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     """Run the matrix; exit 1 when any release failed a test or could not be installed."""
     parser = argparse.ArgumentParser(prog="python bench/versions.py")
-    parser.add_argument("minors", nargs="*", help=f"minor releases (default: all of {', '.join(RELEASES)})")
+    parser.add_argument("minors", nargs="*", help=f"minor releases among {', '.join(RELEASES)} "
+                        "(default: those the dynamic extra admits)")
     parser.add_argument("--keep", action="store_true", help="keep each /tmp/torch-X.Y venv after its run")
     parser.add_argument("--readme", action="store_true", help="rewrite README.md's version table")
     parser.add_argument("--update-verified", action="store_true", help="record passing releases in rules/*.toml")
@@ -157,7 +168,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown minor release(s) {unknown}; known: {', '.join(RELEASES)}")
     results = json.loads(RESULTS.read_text(encoding="utf-8")) if RESULTS.exists() else {}
     bad = False
-    for minor in args.minors or list(RELEASES):
+    for minor in args.minors or admitted():
         log_path = Path(f"/tmp/breakscan-versions-{minor}.log")
         print(f"torch {RELEASES[minor]}: installing (log {log_path})", flush=True)
         with log_path.open("w", encoding="utf-8") as log:

@@ -67,21 +67,31 @@ def active_rules(catalog: dict[str, Rule], config: Config, torch_version: tuple[
     return out
 
 
+def verified_span(catalog: dict[str, Rule]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The oldest and newest torch (major, minor) any rule's examples were confirmed on (`verified`)."""
+    versions = [parse_version(v) for r in catalog.values() for v in r.verified]
+    return (min(versions), max(versions)) if versions else None
+
+
 def newest_verified(catalog: dict[str, Rule]) -> tuple[int, int] | None:
     """The newest torch (major, minor) any rule's examples were confirmed on (`verified`)."""
-    versions = [parse_version(v) for r in catalog.values() for v in r.verified]
-    return max(versions) if versions else None
+    span = verified_span(catalog)
+    return span[1] if span else None
 
 
 def unverified_note(catalog: dict[str, Rule], torch_version: tuple[int, int] | None) -> str | None:
-    """A one-line note when `torch_version` is newer than every version the catalog was verified
-    on (its predictions may be stale there); None otherwise."""
-    newest = newest_verified(catalog)
-    if torch_version is None or newest is None or torch_version <= newest:
+    """A one-line note when `torch_version` lies outside every release the catalog was verified
+    on (newer: its predictions may be stale; older: below what the rules were checked on);
+    None otherwise."""
+    span = verified_span(catalog)
+    if torch_version is None or span is None or span[0] <= torch_version <= span[1]:
         return None
-    have, upto = ".".join(map(str, torch_version)), ".".join(map(str, newest))
-    return (f"torch {have} is newer than every version breakscan's rules were verified on "
-            f"(up to {upto}): predictions follow {upto}'s rules and may be stale")
+    have, (old, new) = ".".join(map(str, torch_version)), (".".join(map(str, v)) for v in span)
+    if torch_version > span[1]:
+        return (f"torch {have} is newer than every version breakscan's rules were verified on "
+                f"(up to {new}): predictions follow {new}'s rules and may be stale")
+    return (f"torch {have} is older than every version breakscan's rules were verified on "
+            f"({old} to {new}): predictions follow the rules' stated ranges, unconfirmed there")
 
 
 def defines_examples(data: bytes) -> bool:

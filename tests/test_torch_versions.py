@@ -130,6 +130,13 @@ def test_newer_torch_than_verified_is_reported_once(tmp_path):
     assert unverified_note(load_catalog(), None) is None
 
 
+def test_older_torch_than_verified_is_reported_once(tmp_path):
+    oldest = min(tuple(map(int, v.split("."))) for r in load_catalog().values() for v in r.verified)
+    older = f"{oldest[0]}.{oldest[1] - 1}"
+    out, _ = scan(tmp_path, "--torch-version", older)
+    assert out.stderr.count("older than every version") == 1, out.stderr
+
+
 @pytest.mark.parametrize("rule", [r for r in load_catalog().values() if not r.id.startswith("BRK9")],
                          ids=lambda r: r.id)
 def test_verified_releases_lie_in_the_rules_range(rule):
