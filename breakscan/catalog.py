@@ -3,8 +3,11 @@
 A rule file holds the rule's id, title, family, severity, message, rationale, fix, the Dynamo
 graph-break ids it corresponds to (from torch's `graph_break_registry.json`), the torch versions
 in which its pattern breaks, how the static pass matches it (`[match]`), and a breaking and a
-fixed example. Every example is a runnable module with `breakscan_examples()`; the test suite
-confirms each with real Dynamo.
+fixed example. Per torch release: `[match.torch]` gives one pattern its own range,
+`[[gb_ids_by_torch]]` the ids Dynamo gives the break on some releases (disjoint ranges), an
+example's `torch` the releases it holds on, and `verified` the releases its examples were
+confirmed on (`Rule.for_torch` resolves a rule for one release). Every example is a runnable
+module with `breakscan_examples()`; the test suite confirms each with real Dynamo.
 """
 
 from __future__ import annotations
@@ -290,20 +293,12 @@ def load_catalog(directory: Path | None = None) -> dict[str, Rule]:
 def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
     """The newest registry entry for `gb_id` from the installed torch, without importing torch.
 
-    Returns None when torch is not installed or the id is unknown. Source: torch's
-    `torch/_dynamo/graph_break_registry.json`.
+    Returns None when torch is not installed, has no registry (before 2.8) or the id is unknown.
+    Source: torch's `torch/_dynamo/graph_break_registry.json`.
     """
-    import importlib.util
-
-    spec = importlib.util.find_spec("torch")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for loc in spec.submodule_search_locations:
-        reg = Path(loc) / "_dynamo" / "graph_break_registry.json"
-        if reg.is_file():
-            entries = _load_registry(str(reg)).get(gb_id)
-            return entries[0] if entries else None
-    return None
+    path = _registry_path()
+    entries = _load_registry(path).get(gb_id) if path else None
+    return entries[0] if entries else None
 
 
 def gb_id_for_type(gb_type: str) -> str:
