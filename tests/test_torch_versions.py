@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from breakscan.catalog import load_catalog
+from breakscan.catalog import CatalogError, load_catalog, load_rule
 from breakscan.config import Config
 from breakscan.scan import active_rules, newest_verified, unverified_note
 
@@ -143,3 +143,26 @@ def test_verified_releases_lie_in_the_rules_range(rule):
     for version in rule.verified:
         major, minor = map(int, version.split("."))
         assert rule.applies_to((major, minor)), f"{rule.id} verified on {version} outside {rule.torch_versions}"
+
+
+def _rule_file(tmp_path: Path, extra: str) -> Path:
+    text = (ROOT / "rules" / "BRK204.toml").read_text(encoding="utf-8")
+    head, sep, tail = text.partition("[match]\n")
+    path = tmp_path / "BRK204.toml"
+    path.write_text(head + extra + "\n" + sep + tail, encoding="utf-8")
+    return path
+
+
+def test_catalog_rejects_overlapping_gb_ranges(tmp_path):
+    path = _rule_file(tmp_path, '[[gb_ids_by_torch]]\ntorch = "<2.14"\ngb_ids = ["GB0059"]\n')
+    with pytest.raises(CatalogError, match="ranges overlap at torch"):
+        load_rule(path)
+
+
+def test_catalog_rejects_a_range_for_a_pattern_it_does_not_match(tmp_path):
+    text = (ROOT / "rules" / "BRK204.toml").read_text(encoding="utf-8")
+    path = tmp_path / "BRK204.toml"
+    path.write_text(text.replace('calls = ["time.*"]\n', 'calls = ["time.*"]\n\n[match.torch]\n"time.sleep" = "<2.14"\n'),
+                    encoding="utf-8")
+    with pytest.raises(CatalogError, match="time.sleep"):
+        load_rule(path)
