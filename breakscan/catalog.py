@@ -4,8 +4,11 @@ A rule file holds the rule's id, title, family, severity, message, rationale, fi
 graph-break ids it corresponds to (from torch's `graph_break_registry.json`), the torch versions
 in which its pattern breaks, how the static pass matches it (`[match]`; `torch_ops` there adds the
 names of the ATen ops torch tags so, from `rules/data/torch-ops.json`), and a breaking and a
-fixed example. Every example is a runnable module with `breakscan_examples()`; the test suite
-confirms each with real Dynamo.
+fixed example. Per torch release: `[match.torch]` gives one pattern its own range,
+`[[gb_ids_by_torch]]` the ids Dynamo gives the break on some releases (disjoint ranges), an
+example's `torch` the releases it holds on, and `verified` the releases its examples were
+confirmed on (`Rule.for_torch` resolves a rule for one release). Every example is a runnable
+module with `breakscan_examples()`; the test suite confirms each with real Dynamo.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import functools
 import re
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +36,8 @@ FAMILIES = {
     "BRK9": "breakscan's own errors",
 }
 GB_SITE = "https://meta-pytorch.github.io/compile-graph-break-site/gb/{}.html"
+# The `[match]` lists whose patterns may carry their own torch range in `[match.torch]`.
+PATTERN_KEYS = ("calls", "tensor_methods", "logger_methods")
 _ID = re.compile(r"^BRK\d{3}$")
 # The test suite's `# expect: BRK101` markers on an example's breaking lines (tests/test_rule_examples.py).
 _EXPECT_MARKER = re.compile(r"[ \t]*#\s*expect:\s*BRK\d{3}(?:\s*,\s*BRK\d{3})*[ \t]*$", re.MULTILINE)
@@ -44,10 +49,16 @@ class CatalogError(ValueError):
 
 @dataclass(frozen=True)
 class Example:
-    """A rule's example: `code` is a whole module defining `breakscan_examples()`."""
+    """A rule's example: `code` is a whole module defining `breakscan_examples()`; `torch` is the
+    range of versions it holds on (an example of a pattern with its own `[match.torch]` range)."""
 
     code: str
     title: str = ""
+    torch: str = ""
+
+    def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
+        """Whether the example holds on `torch_version` (no range, or unknown version: True)."""
+        return torch_version is None or not self.torch or version_in_range(torch_version, self.torch)
 
     @property
     def shown(self) -> str:
@@ -69,6 +80,15 @@ class AutoFix:
     rewrite: str
     safety: str
     description: str
+
+
+@dataclass(frozen=True)
+class VersionGB:
+    """A `[[gb_ids_by_torch]]` entry: the graph-break ids Dynamo gives the rule's break on the
+    torch versions in `torch` (a range like `>=2.14`), where they differ from the top-level ids."""
+
+    torch: str
+    gb_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -97,7 +117,48 @@ class Rule:
     verified: tuple[str, ...] = ()  # torch versions the examples were confirmed on
     autofix: AutoFix | None = None  # `[autofix]`: the rule is fixable by `--fix`
     silenced_by: tuple[str, ...] = ()  # Dynamo settings under which the pattern does not break
+    gb_by_torch: tuple[VersionGB, ...] = ()  # `[[gb_ids_by_torch]]`: ids on some versions only
     source: Path | None = field(default=None, compare=False)
+
+    @property
+    def all_gb_ids(self) -> tuple[str, ...]:
+        """Every graph-break id the rule's break has on any torch version (for the rule index)."""
+        return tuple(dict.fromkeys([*self.gb_ids, *(g for v in self.gb_by_torch for g in v.gb_ids)]))
+
+    def gb_ids_for(self, torch_version: tuple[int, int] | None) -> tuple[str, ...]:
+        """The graph-break ids on `torch_version`: the `[[gb_ids_by_torch]]` entry whose range
+        holds it (the ranges are disjoint), else the top-level `gb_ids`; unknown version: every
+        id (`all_gb_ids`)."""
+        if torch_version is None:
+            return self.all_gb_ids
+        for entry in self.gb_by_torch:
+            if version_in_range(torch_version, entry.torch):
+                return entry.gb_ids
+        return self.gb_ids
+
+    def pattern_applies(self, pattern: str, torch_version: tuple[int, int] | None) -> bool:
+        """Whether a `[match]` pattern breaks on `torch_version` (its `[match.torch]` range, if any)."""
+        spec = self.match.get("torch", {}).get(pattern)
+        return torch_version is None or not spec or version_in_range(torch_version, spec)
+
+    def for_torch(self, torch_version: tuple[int, int] | None) -> Rule | None:
+        """This rule as it stands on `torch_version` (major, minor): its `[match]` lists keep only
+        the patterns that break there and `gb_ids` are that version's. None when the rule's range
+        excludes the version or none of its patterns is left. Unknown version: the rule unchanged.
+        """
+        if torch_version is None:
+            return self
+        if not self.applies_to(torch_version):
+            return None
+        match = {k: v for k, v in self.match.items() if k != "torch"}
+        for key in PATTERN_KEYS:
+            if key in match:
+                match[key] = [p for p in match[key] if self.pattern_applies(p, torch_version)]
+                if not match[key]:
+                    del match[key]
+        if self.match and not any(k in match for k in (*PATTERN_KEYS, "check")):
+            return None
+        return replace(self, match=match, gb_ids=self.gb_ids_for(torch_version), gb_by_torch=())
 
     def applies_to(self, torch_version: tuple[int, int] | None) -> bool:
         """True when the pattern breaks on `torch_version` (major, minor); unknown version: True."""
@@ -110,8 +171,8 @@ class Rule:
         return not self.python_versions or version_in_range(python or sys.version_info[:2], self.python_versions)
 
     def gb_links(self) -> list[str]:
-        """Links to the graph-break site's page for each of the rule's GB ids."""
-        return [GB_SITE.format(gb.lower()) for gb in self.gb_ids]
+        """Links to the graph-break site's page for each of the rule's GB ids (every version's)."""
+        return [GB_SITE.format(gb.lower()) for gb in self.all_gb_ids]
 
 
 def version_in_range(version: tuple[int, int], spec: str) -> bool:
@@ -150,7 +211,7 @@ def _examples(raw: Any) -> tuple[Example, ...]:
         return ()
     if isinstance(raw, str):
         return (Example(raw),)
-    return tuple(Example(e["code"], e.get("title", "")) for e in raw)
+    return tuple(Example(e["code"], e.get("title", ""), e.get("torch", "")) for e in raw)
 
 
 def load_rule(path: Path) -> Rule:
@@ -187,6 +248,7 @@ def load_rule(path: Path) -> Rule:
             verified=tuple(data.get("verified", ())),
             autofix=_autofix(path, data.get("autofix")),
             silenced_by=_silenced_by(data.get("silenced_by", ())),
+            gb_by_torch=tuple(VersionGB(e["torch"], tuple(e["gb_ids"])) for e in data.get("gb_ids_by_torch", ())),
             source=path,
         )
     except KeyError as exc:
@@ -196,6 +258,19 @@ def load_rule(path: Path) -> Rule:
             raise
         raise CatalogError(f"{path.name}: {exc}") from exc
     version_in_range((2, 0), rule.torch_versions)  # validate the ranges now
+    for spec in ([e.torch for e in rule.gb_by_torch] + list(rule.match.get("torch", {}).values())
+                 + [ex.torch for ex in rule.breaking + rule.fixed if ex.torch]):
+        version_in_range((2, 0), spec)
+    for minor in range(0, 40):  # [[gb_ids_by_torch]] ranges are disjoint: order never matters
+        if sum(version_in_range((2, minor), e.torch) for e in rule.gb_by_torch) > 1:
+            raise CatalogError(f"{path.name}: [[gb_ids_by_torch]] ranges overlap at torch 2.{minor}")
+    listed = {p for key in PATTERN_KEYS for p in rule.match.get(key, ())}
+    unknown = set(rule.match.get("torch", {})) - listed
+    if unknown:
+        raise CatalogError(f"{path.name}: [match.torch] names patterns not in [match]: {sorted(unknown)}")
+    for v in rule.verified:
+        if not re.fullmatch(r"\d+\.\d+", v):
+            raise CatalogError(f"{path.name}: verified version {v!r} is not X.Y")
     version_in_range((3, 10), rule.python_versions)
     return rule
 
@@ -269,32 +344,52 @@ def load_catalog(directory: Path | None = None) -> dict[str, Rule]:
 def gb_registry_entry(gb_id: str) -> dict[str, Any] | None:
     """The newest registry entry for `gb_id` from the installed torch, without importing torch.
 
-    Returns None when torch is not installed or the id is unknown. Source: torch's
-    `torch/_dynamo/graph_break_registry.json`.
+    Returns None when torch is not installed, has no registry (before 2.8) or the id is unknown.
+    Source: torch's `torch/_dynamo/graph_break_registry.json`.
     """
-    reg = gb_registry_file()
-    if reg is None:
-        return None
-    entries = _load_registry(str(reg)).get(gb_id)
+    path = _registry_path()
+    entries = _load_registry(path).get(gb_id) if path else None
     return entries[0] if entries else None
+
+
+def gb_id_for_type(gb_type: str) -> str:
+    """The graph-break id the installed torch's registry gives `gb_type` (a message's type line),
+    or '' (no torch, no registry, unknown type). For releases whose messages carry the type but
+    no `/gb/gbNNNN.html` link. Source: `torch/_dynamo/graph_break_registry.json`, every entry
+    version of every id."""
+    path = _registry_path()
+    return _types_to_ids(path).get(gb_type.strip(), "") if path and gb_type else ""
 
 
 def gb_registry_file() -> Path | None:
     """The installed torch's `torch/_dynamo/graph_break_registry.json`, found without importing
     torch; None when torch is not installed or its version has no registry."""
+    path = _registry_path()
+    return Path(path) if path else None
+
+
+@functools.lru_cache(maxsize=1)
+def _registry_path() -> str | None:
     import importlib.util
 
     try:
         spec = importlib.util.find_spec("torch")
     except (ImportError, ValueError):
         return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for loc in spec.submodule_search_locations:
+    for loc in (spec.submodule_search_locations or ()) if spec else ():
         reg = Path(loc) / "_dynamo" / "graph_break_registry.json"
         if reg.is_file():
-            return reg
+            return str(reg)
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _types_to_ids(path: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for gb_id, entries in _load_registry(path).items():
+        for entry in entries:
+            out.setdefault(str(entry.get("Gb_type", "")).strip(), gb_id)
+    return out
 
 
 @functools.lru_cache(maxsize=1)

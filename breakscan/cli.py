@@ -514,7 +514,7 @@ def rules_command(
     if output_format == "json":
         typer.echo(json.dumps([
             {"id": r.id, "name": r.name, "title": r.title, "family": r.family,
-             "severity": r.severity.value, "kind": r.kind.value, "gb_ids": list(r.gb_ids),
+             "severity": r.severity.value, "kind": r.kind.value, "gb_ids": list(r.all_gb_ids),
              "torch": r.torch_versions, "python": r.python_versions or None, "fix": r.fix} for r in catalog.values()], indent=2))
         return
     if output_format != "text":
@@ -523,7 +523,7 @@ def rules_command(
 
     table = Table("id", "name", "severity", "GB ids", "title", box=None)
     for r in catalog.values():
-        table.add_row(r.id, r.name, r.severity.value, ",".join(r.gb_ids), r.title)
+        table.add_row(r.id, r.name, r.severity.value, ",".join(r.all_gb_ids), r.title)
     make_console(Color.auto).print(table)
 
 

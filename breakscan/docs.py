@@ -23,7 +23,7 @@ def rule_index(rules: dict[str, Rule]) -> str:
                 "| id | name | kind | severity | Dynamo GB ids | torch | fix | what it flags |",
                 "|---|---|---|---|---|---|---|---|"]
         for r in members:
-            gbs = ", ".join(f"[{g}]({GB_SITE.format(g.lower())})" for g in r.gb_ids) or "—"
+            gbs = ", ".join(f"[{g}]({GB_SITE.format(g.lower())})" for g in r.all_gb_ids) or "—"
             title = r.title.replace("|", "\\|")
             note = " (CUDA only)" if r.requires == "cuda" else ""
             note += f" (Python {r.python_versions})" if r.python_versions else ""

@@ -56,9 +56,44 @@ def installed_torch_version() -> str | None:
 
 
 def active_rules(catalog: dict[str, Rule], config: Config, torch_version: tuple[int, int] | None) -> list[Rule]:
-    """Rules selected by the config whose pattern breaks on `torch_version` and this Python."""
-    return [r for r in catalog.values()
-            if rule_selected(r.id, config) and r.applies_to(torch_version) and r.applies_to_python() and r.match]
+    """Rules selected by the config that break on `torch_version` and this Python, each as it
+    stands on that version (`Rule.for_torch`: only the patterns that break there, that version's
+    graph-break ids). Unknown version (`None`): every rule whole."""
+    out = []
+    for rule in catalog.values():
+        if not (rule.match and rule_selected(rule.id, config) and rule.applies_to_python()):
+            continue
+        resolved = rule.for_torch(torch_version)
+        if resolved is not None:
+            out.append(resolved)
+    return out
+
+
+def verified_span(catalog: dict[str, Rule]) -> tuple[tuple[int, int], tuple[int, int]] | None:
+    """The oldest and newest torch (major, minor) any rule's examples were confirmed on (`verified`)."""
+    versions = [parse_version(v) for r in catalog.values() for v in r.verified]
+    return (min(versions), max(versions)) if versions else None
+
+
+def newest_verified(catalog: dict[str, Rule]) -> tuple[int, int] | None:
+    """The newest torch (major, minor) any rule's examples were confirmed on (`verified`)."""
+    span = verified_span(catalog)
+    return span[1] if span else None
+
+
+def unverified_note(catalog: dict[str, Rule], torch_version: tuple[int, int] | None) -> str | None:
+    """A one-line note when `torch_version` lies outside every release the catalog was verified
+    on (newer: its predictions may be stale; older: below what the rules were checked on);
+    None otherwise."""
+    span = verified_span(catalog)
+    if torch_version is None or span is None or span[0] <= torch_version <= span[1]:
+        return None
+    have, (old, new) = ".".join(map(str, torch_version)), (".".join(map(str, v)) for v in span)
+    if torch_version > span[1]:
+        return (f"torch {have} is newer than every version breakscan's rules were verified on "
+                f"(up to {new}): predictions follow {new}'s rules and may be stale")
+    return (f"torch {have} is older than every version breakscan's rules were verified on "
+            f"({old} to {new}): predictions follow the rules' stated ranges, unconfirmed there")
 
 
 def defines_examples(data: bytes) -> bool:
@@ -234,6 +269,9 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
     """
     warn = warn or (lambda msg: print(f"breakscan: {msg}", file=sys.stderr))
     static = static_pass(paths, config, catalog, root=root, verbose=verbose, progress=static_progress)
+    note = unverified_note(catalog, parse_version(static.torch_version) if static.torch_version else None)
+    if note:
+        warn(note)
     outcome = DynamicOutcome()
     if config.dynamic:
         targets = dynamic_targets(static.files, config)

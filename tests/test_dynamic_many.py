@@ -10,6 +10,8 @@ import pytest
 
 from breakscan.dynamic.runner import largest_split, run_dynamic_many, split_records
 
+pytestmark = pytest.mark.versions
+
 
 def test_split_records_groups_by_target_and_keeps_start() -> None:
     records = [{"type": "start", "device": "cpu"}, {"type": "target_start", "index": 0}, {"type": "break"},

@@ -17,7 +17,7 @@ import pytest
 
 from tests.conftest import ROOT, requires_torch
 
-pytestmark = [pytest.mark.dynamic, requires_torch]
+pytestmark = [pytest.mark.dynamic, pytest.mark.versions, requires_torch]
 
 SAMPLES = ROOT / "tests" / "run_samples"
 TRAIN = SAMPLES / "train.py"

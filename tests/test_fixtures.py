@@ -1,4 +1,8 @@
-"""Every fixture's inline `# expect: RULE(status)` markers, checked exactly, static and dynamic."""
+"""Every fixture's inline `# expect: RULE(status)` markers, checked exactly, static and dynamic.
+
+`RULE(status, torch<2.14)` holds only on the torch versions in the range (the installed one;
+no torch installed: every marker). Marked `versions`: bench/versions.py and CI's newest-release
+environment run it on every torch release."""
 
 from __future__ import annotations
 
@@ -7,23 +11,32 @@ from pathlib import Path
 
 import pytest
 
-from breakscan.catalog import load_catalog
+from breakscan.catalog import load_catalog, version_in_range
 from breakscan.config import Config
-from breakscan.scan import run_scan
+from breakscan.config import parse_version
+from breakscan.scan import installed_torch_version, run_scan
 from tests.conftest import FIXTURES, requires_torch
 
+pytestmark = pytest.mark.versions
+
 EXPECT = re.compile(r"#\s*expect:\s*(?P<items>.+)$")
-ITEM = re.compile(r"(?P<rule>[A-Z]+\d+)\((?P<status>confirmed|predicted|observed|refuted)\)")
+ITEM = re.compile(r"(?P<rule>[A-Z]+\d+)\((?P<status>confirmed|predicted|observed|refuted)"
+                  r"(?:,\s*torch(?P<range>[<>=][^)]*))?\)")
+_INSTALLED = installed_torch_version()
+TORCH = parse_version(_INSTALLED) if _INSTALLED else None
 FIXTURE_FILES = sorted(FIXTURES.glob("*.py"))
 
 
-def expectations(path: Path) -> set[tuple[int, str, str]]:
-    """{(line, rule id, status)} from the file's `# expect:` comments."""
+def expectations(path: Path, torch: tuple[int, int] | None = TORCH) -> set[tuple[int, str, str]]:
+    """{(line, rule id, status)} from the file's `# expect:` comments that hold on `torch`
+    (default: the installed version; None: every marker)."""
     found = set()
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         m = EXPECT.search(line)
         if m:
             for item in ITEM.finditer(m.group("items")):
+                if item.group("range") and torch and not version_in_range(torch, item.group("range")):
+                    continue
                 found.add((number, item.group("rule"), item.group("status")))
     return found
 
@@ -51,7 +64,7 @@ SKELETON_RULES = {"BRK101", "BRK102", "BRK103", "BRK104", "BRK105", "BRK106", "B
 
 def test_fixtures_exercise_every_walking_skeleton_rule():
     rules = SKELETON_RULES & set(load_catalog())
-    covered = {rule for path in FIXTURE_FILES for _, rule, _ in expectations(path)}
+    covered = {rule for path in FIXTURE_FILES for _, rule, _ in expectations(path, torch=None)}
     assert len(FIXTURE_FILES) >= 8
     assert rules <= covered, f"rules without a fixture: {sorted(rules - covered)}"
 

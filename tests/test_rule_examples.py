@@ -5,8 +5,12 @@ every breaking example marks the line Dynamo reports with `# expect: <rule id>`.
 
 Dynamic part (`-m dynamic`, needs torch): each breaking example, compiled in default mode with
 `backend="eager"`, breaks (or falls back, or recompiles, for the rule's kind) with one of the
-rule's graph-break ids on every `# expect:` line; each fixed example compiles with no break,
-no frame fallback and no recompile. One process, `torch._dynamo.reset()` between examples.
+rule's graph-break ids for the installed torch (`Rule.gb_ids_for`) on every `# expect:` line;
+each fixed example compiles with no break, no frame fallback and no recompile. An example with
+its own `torch` range (a pattern with a `[match.torch]` range) breaks inside that range and
+compiles cleanly outside it: the range is exact. One process, `torch._dynamo.reset()` between
+examples. Marked `versions`: bench/versions.py and CI's newest-release environment run it on
+every torch release.
 """
 
 from __future__ import annotations
@@ -22,19 +26,21 @@ from pathlib import Path
 
 import pytest
 
-from breakscan.catalog import FAMILIES, Rule, gb_registry_entry, load_catalog
+from breakscan.catalog import FAMILIES, Rule, gb_id_for_type, gb_registry_entry, load_catalog
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
 
+pytestmark = pytest.mark.versions
+
 RULES = load_catalog()
 RULE_LIST = list(RULES.values())
 WITH_EXAMPLES = [r for r in RULE_LIST if r.breaking or r.fixed]
 
 _EXPECT = re.compile(r"#\s*expect:\s*(BRK\d{3}(?:\s*,\s*BRK\d{3})*)")
-_MATCH_KEYS = {"calls", "logger_methods", "tensor_methods", "torch_ops", "check", "description"}
+_MATCH_KEYS = {"calls", "logger_methods", "tensor_methods", "torch_ops", "check", "description", "torch"}
 _KEBAB = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 _GB_ID = re.compile(r"^GB\d{4}$")
 
@@ -82,6 +88,8 @@ def test_rule_file_is_well_formed(rule: Rule):
     if rule.family == "BRK9":
         return  # breakscan's own errors: no code pattern, no example to confirm
     assert raw.get("verified"), "state the torch versions the examples were confirmed on"
+    for entry in raw.get("gb_ids_by_torch", ()):
+        assert entry["gb_ids"] and all(_GB_ID.match(gb) for gb in entry["gb_ids"]), entry
     assert rule.breaking and rule.fixed, "a rule needs a breaking and a fixed example"
 
 
@@ -101,7 +109,7 @@ def test_examples_parse_and_mark_the_break(rule: Rule):
 def test_gb_ids_exist_in_installed_registry(rule: Rule):
     if importlib.util.find_spec("torch") is None:
         pytest.skip("torch is not installed")
-    for gb in rule.gb_ids:
+    for gb in rule.gb_ids_for(_torch_version()):
         assert gb_registry_entry(gb) is not None, f"{gb} is not in torch's graph_break_registry.json"
 
 
@@ -145,6 +153,12 @@ class Observed:
             f"breaks={self.breaks} recompiles={self.recompiles} at {self.recompile_lines} "
             f"fallback={self.fallback}\n" + "\n---\n".join(m[:1500] for m in self.messages)
         )
+
+
+def _gb_type(msg: str) -> str:
+    """The graph-break type of a break message: its `Graph Break Reason:` line."""
+    m = re.search(r"^Graph Break Reason: (.+)$", msg, re.MULTILINE)
+    return m.group(1).strip() if m else ""
 
 
 def _load_module(code: str, path: Path):
@@ -211,7 +225,8 @@ def _observe(code: str, path: Path, device: str) -> Observed:
         if not at:
             continue
         link = _GB_LINK.search(msg)
-        gb = f"GB{link.group(1)}" if link else None
+        # No link (2.8): the installed registry's id for the message's graph-break type.
+        gb = f"GB{link.group(1)}" if link else gb_id_for_type(_gb_type(msg)) or None
         if mine:  # innermost frame of the user stack that lies in the example module
             out.breaks.append((mine[-1], gb))
         elif at.group(1) == me:
@@ -244,13 +259,22 @@ def _dynamic_guard(rule: Rule) -> str:
     return "cuda" if cuda else "cpu"
 
 
+def _assert_clean(rule: Rule, obs: Observed, what: str) -> None:
+    assert not obs.messages and not obs.fallback, f"{rule.id} {what}:\n{obs.summary()}"
+
+
 @pytest.mark.dynamic
 @pytest.mark.parametrize("rule", [r for r in WITH_EXAMPLES if r.breaking], ids=lambda r: r.id)
 def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
     device = _dynamic_guard(rule)
     raw = _raw(rule)
+    version = _torch_version()
+    gb_ids = rule.gb_ids_for(version)
     for i, ex in enumerate(rule.breaking):
         obs = _observe(ex.code, tmp_path / f"{rule.id}_breaking_{i}.py", device)
+        if not ex.applies_to(version):  # the example's own range is exact: outside it, no break
+            _assert_clean(rule, obs, f"breaking example {i} outside its range torch {ex.torch}")
+            continue
         expected = _expect_lines(ex.code, rule.id)
         if rule.kind.value == "recompile":
             assert raw.get("examples", {}).get("expect_recompile"), "set expect_recompile = true"
@@ -263,8 +287,8 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
         for line in expected:
             hits = [gb for ln, gb in obs.breaks if ln == line]
             assert hits, f"{rule.id}: no graph break at line {line}\n{obs.summary()}"
-            assert set(hits) & set(rule.gb_ids), (
-                f"{rule.id}: line {line} broke with {hits}, not {rule.gb_ids}\n{obs.summary()}"
+            assert set(hits) & set(gb_ids), (
+                f"{rule.id}: line {line} broke with {hits}, not {gb_ids}\n{obs.summary()}"
             )
         if rule.kind.value == "frame-fallback":
             assert obs.fallback, f"{rule.id}: the frame did not fall back\n{obs.summary()}"
@@ -276,4 +300,4 @@ def test_fixed_example_compiles_without_breaks(rule: Rule, tmp_path: Path):
     device = _dynamic_guard(rule)
     for i, ex in enumerate(rule.fixed):
         obs = _observe(ex.code, tmp_path / f"{rule.id}_fixed_{i}.py", device)
-        assert not obs.messages and not obs.fallback, f"{rule.id} fixed:\n{obs.summary()}"
+        _assert_clean(rule, obs, "fixed")

@@ -24,6 +24,8 @@ import linecache
 import re
 from typing import Any
 
+from breakscan.catalog import gb_id_for_type
+
 FRAME_RE = re.compile(r'^\s*(?:-\s+)?File "(?P<path>[^"]+)", line (?P<line>\d+), in (?P<func>.+?)\s*$')
 RESUME_RE = re.compile(r"^torch_dynamo_resume_in_(?P<fn>.+)_at_(?P<line>\d+)$")
 GB_URL_RE = re.compile(r"/gb/gb(?P<num>\d{4})\.html")
@@ -196,7 +198,8 @@ def parse_graph_break(text: str) -> dict[str, Any] | None:
     """Parse one graph-break log message (artifact `graph_breaks` / `dynamo_graph_break_reason`).
 
     Returns None when `text` is not a graph-break message. Keys: `path`, `line` (the
-    `user code at` location), `gb_type`, `gb_id` ('' when the message has no link),
+    `user code at` location), `gb_type`, `gb_id` (from the message's link, else the installed registry's id for `gb_type`,
+    else ''),
     `explanation`, `hints`, `stack` (frames, innermost last), `fallback` (the whole frame
     was skipped), `duplicate` (Dynamo suppressed the stack of a repeated break).
     """
@@ -220,7 +223,8 @@ def parse_graph_break(text: str) -> dict[str, Any] | None:
         "path": at.group("path") if at else "",
         "line": int(at.group("line")) if at else 0,
         "gb_type": gb_type,
-        "gb_id": gb_id_from_text(text),
+        # Releases before the links (2.8) name the type only: the installed registry maps it.
+        "gb_id": gb_id_from_text(text) or gb_id_for_type(gb_type),
         "explanation": explanation,
         "hints": hints,
         "stack": parse_frames(lines[user_tb + 1 :]),

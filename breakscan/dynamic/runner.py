@@ -60,6 +60,7 @@ BREAKSCAN_DIR = str(Path(__file__).resolve().parent.parent) + os.sep
 RULE_USER_RAISED = "BRK902"
 RULE_PASS_FAILED = "BRK903"
 RULE_NO_GB_ID = "DYN000"
+POLYFILL_RE = re.compile(r"[/\\]torch[/\\]_dynamo[/\\]polyfills[/\\]")
 RULE_RECOMPILE = "BRK510"
 RULE_RECOMPILE_LIMIT = "BRK904"
 KILL_GRACE_S = 2.0  # seconds between SIGTERM (child dumps its stack) and SIGKILL
@@ -632,7 +633,9 @@ def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[d
     """Drop the frames above the compiled function (runpy, the probe, torch's call machinery).
 
     Leading frames of breakscan, torch, the standard library or without a file go; a library's
-    frames stay (its code may be the compiled function), and so does every frame inward.
+    frames stay (its code may be the compiled function), and so does every frame inward, but for
+    trailing Dynamo polyfill frames (before 2.13 a break inside one, e.g.
+    `a.data_ptr() == b.data_ptr()` traced through `polyfills.cmp_eq`, ends the stack there).
     """
     start = 0
     for i, fr in enumerate(frames):
@@ -642,6 +645,8 @@ def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[d
     while (rest and len(rest) > 1 and is_machinery(rest[0]["path"])
            and not (root is not None and in_project(rest[0]["path"], root))):
         rest = rest[1:]
+    while len(rest) > 1 and POLYFILL_RE.search(rest[-1]["path"]):
+        rest = rest[:-1]
     return rest
 
 

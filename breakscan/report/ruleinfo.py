@@ -32,7 +32,7 @@ def rule_title(rule_id: str, rules: dict[str, Rule]) -> str:
 def finding_gb_ids(finding: Finding, rules: dict[str, Rule]) -> list[str]:
     """The finding's GB ids (its rule's when it has none), its own rule id first if a GB id."""
     rule = rules.get(finding.rule_id)
-    ids = list(finding.gb_ids) or (list(rule.gb_ids) if rule else [])
+    ids = list(finding.gb_ids) or (list(rule.all_gb_ids) if rule else [])
     if GB_ID.match(finding.rule_id) and finding.rule_id not in ids:
         ids.insert(0, finding.rule_id)
     return ids

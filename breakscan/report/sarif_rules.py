@@ -43,7 +43,7 @@ def catalog_descriptor(rule: Rule) -> ReportingDescriptor:
         default_configuration=ReportingConfiguration(level=rule.severity.value),
         properties=Properties(
             tags=_tags(rule.tags or ("torch.compile", rule.kind.value)),
-            extra={"precision": rule.precision, "breakscan/gbIds": list(rule.gb_ids)},
+            extra={"precision": rule.precision, "breakscan/gbIds": list(rule.all_gb_ids)},
         ),
     )
 
@@ -108,9 +108,18 @@ def _python(rule: Rule, quote: str = "") -> str:
     return f", Python {quote}{rule.python_versions}{quote}" if rule.python_versions else ""
 
 
+def _releases(rule: Rule, quote: str = "") -> str:
+    """Per-release facts after the range: patterns with their own range, verified releases."""
+    q = quote
+    out = "".join(f" {q}{p}{q} breaks on torch {q}{spec}{q} only." for p, spec in rule.match.get("torch", {}).items())
+    if rule.verified:
+        out += f" Verified on torch {', '.join(rule.verified)}."
+    return out
+
+
 def rule_help_text(rule: Rule) -> str:
     """Plain-text help: title, rationale, fix, torch versions, examples, limitations, links."""
-    parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}{_python(rule)}."]
+    parts = [rule.title, rule.rationale, f"Fix:\n{rule.fix}", f"Breaks on torch {rule.torch_versions}{_python(rule)}.{_releases(rule)}"]
     parts += [f"Breaking example:\n{_indent(e.shown)}" for e in rule.breaking]
     parts += [f"Fixed example:\n{_indent(e.shown)}" for e in rule.fixed]
     if rule.limitations:
@@ -125,14 +134,14 @@ def rule_help_markdown(rule: Rule) -> str:
         f"**{rule.title}**",
         rule.rationale,
         f"### Fix\n\n{rule.fix}",
-        f"Breaks on torch `{rule.torch_versions}`{_python(rule, '`')}.",
+        f"Breaks on torch `{rule.torch_versions}`{_python(rule, '`')}.{_releases(rule, '`')}",
     ]
     parts += [f"### Breaking example\n\n{_fence(e.shown)}" for e in rule.breaking]
     parts += [f"### Fixed example\n\n{_fence(e.shown)}" for e in rule.fixed]
     if rule.limitations:
         parts.append(f"### Limitations\n\n{rule.limitations}")
-    if rule.gb_ids:
-        links = "\n".join(f"- [{gb}]({gb_link(gb)})" for gb in rule.gb_ids)
+    if rule.all_gb_ids:
+        links = "\n".join(f"- [{gb}]({gb_link(gb)})" for gb in rule.all_gb_ids)
         parts.append(f"### Graph-break site\n\n{links}")
     return "\n\n".join(parts)
 
