@@ -5,7 +5,8 @@ project. The runner already picks it for breaks whose stack reaches into the pro
 module covers the rest (fallbacks and recompiles located by Dynamo's metrics, and entries that
 are library callables, e.g. a transformers model yielded by `breakscan_examples()`): such a
 finding moves to the innermost project frame of its stack, else to the line of the user's
-examples that called its entry. The library location stays the innermost frame of `stack`.
+examples that called its entry. The library location stays in `stack` (innermost, unless the
+runner placed it at a library line that called into torch or the standard library).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def _moved(f: Finding, entry_site: Frame | None, root: Path) -> Finding:
     if f.status is not Status.OBSERVED or not f.path or in_project(f.path, root):
         return f
     stack = f.stack
-    if not stack or (stack[-1].path, stack[-1].line) != (f.path, f.line):
+    if not any((fr.path, fr.line) == (f.path, f.line) for fr in stack):  # keep the library site in the stack
         stack = (*stack, Frame(f.path, f.line, str(f.extra.get("function", "")), f.column))
     site = next((fr for fr in reversed(stack) if in_project(fr.path, root)), None)
     if site is None and entry_site is not None and in_project(entry_site.path, root):
