@@ -72,12 +72,13 @@ def other_registry(python: str) -> tuple[str, dict]:
 
 
 def rule_coverage(torch_version: str) -> dict[str, list[str]]:
-    """GB id -> ids of the rules that list it and apply to `torch_version` (from rules/BRK*.toml)."""
+    """GB id -> ids of the rules that give it on `torch_version` (from rules/BRK*.toml: `gb_ids`, or
+    the `[[gb_ids_by_torch]]` entry for that version)."""
     major, minor = (int(p) for p in torch_version.split("+")[0].split(".")[:2])
     covered: dict[str, list[str]] = {}
     for rule in load_catalog().values():
         if rule.applies_to((major, minor)):
-            for gb in rule.gb_ids:
+            for gb in rule.gb_ids_for((major, minor)):
                 covered.setdefault(gb, []).append(rule.id)
     return covered
 

@@ -360,7 +360,8 @@ def test_print_is_not_made_reorderable_where_output_could_change(tmp_path, body)
 
 def test_reorderable_print_is_not_a_predicted_break(tmp_path):
     """Once the module makes print reorderable, a print of tensors, numbers and strings is no
-    break; a `torch.Size` or a keyword argument still is (checked on torch 2.13)."""
+    break, nor one with a keyword argument (Dynamo drops `end=`: no break, which is why the fix is
+    not offered for it); a `torch.Size` argument still breaks (GB0296; checked on torch 2.13)."""
     from tests.conftest import rule_lines, static_findings
 
     findings = static_findings(tmp_path, """\
@@ -377,7 +378,7 @@ def test_reorderable_print_is_not_a_predicted_break(tmp_path):
             print("y", y, end="")
             return y
         """)
-    assert {line for rule, line in rule_lines(findings) if rule == "BRK201"} == {10, 11}
+    assert {line for rule, line in rule_lines(findings) if rule == "BRK201"} == {10}
 
 
 def test_context_dependent_rewrites_are_named_where_the_cache_can_see_them():

@@ -46,6 +46,9 @@ SWEEP_AGE_S = 24 * 3600  # a row is re-checked at most once a day; other code's 
 TOUCH_AGE_S = 3600  # a hit refreshes its row's last use at most hourly (no write per warm run)
 EVICT_TO = 0.8  # eviction brings the database down to this share of its bound
 BUSY_TIMEOUT_S = 60.0  # wait this long for another process's write transaction
+# SQLite answers SQLITE_BUSY at once, without its busy timeout, in a few cases (another process
+# creating the database or switching it to WAL at the same moment): try again a few times.
+BUSY_RETRIES = 5
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS indexes (
@@ -147,7 +150,7 @@ class Cache:
         self._opened = True
         for attempt in (1, 2):
             try:
-                self._db = self._open()
+                self._db = _retry_busy(self._open)
                 return self._db
             except sqlite3.DatabaseError as exc:
                 if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
@@ -334,8 +337,13 @@ class Cache:
         now = int(self.clock())
         try:
             if self._indexes or any(self._keyed.values()) or any(self._hits.values()):
-                with _transaction(db):
-                    self._write(db, now)
+                def write() -> None:
+                    if db.in_transaction:  # a COMMIT that was answered busy: start over
+                        db.execute("ROLLBACK")
+                    with _transaction(db):
+                        self._write(db, now)
+
+                _retry_busy(write)
             self._indexes.clear()
             self._keyed = {t: {} for t in _KEYED}
             self._hits = {t: set() for t in self._hits}
@@ -473,6 +481,20 @@ class _transaction:
 
     def __exit__(self, kind, exc, tb) -> None:
         self.db.execute("COMMIT" if kind is None else "ROLLBACK")
+
+
+def _retry_busy(fn):
+    """`fn()`, tried again (up to BUSY_RETRIES times, 0.05-0.25 s apart) while SQLite says the
+    database is locked or busy; any other error, or the last one, is raised."""
+    for attempt in range(BUSY_RETRIES):
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            text = str(exc).lower()
+            if attempt == BUSY_RETRIES - 1 or not ("locked" in text or "busy" in text):
+                raise
+            time.sleep(0.05 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 def _is_corruption(exc: BaseException) -> bool:
