@@ -77,12 +77,7 @@ def _import_torch_edit(src: SourceFile) -> Edit | None:
         if any(isinstance(s, cst.ImportFrom) and (dotted_name(s.module) or "").split(".")[0] == "torch"
                for s in _imports(stmt)):
             return Edit(tops[i][0], 1, tops[i][0], 1, "import torch" + line)
-    at = 0
-    for i, stmt in enumerate(body):
-        if _imports(stmt) or (i == 0 and _is_docstring(stmt)):
-            at = i + 1
-        elif at:
-            break
+    at = _after_first_imports(body)
     where = tops[at - 1][1] + 1 if at else tops[0][0]
     return Edit(where, 1, where, 1, "import torch" + line)
 
@@ -234,16 +229,23 @@ def reorder_print(src: SourceFile, finding: Finding, findings=()) -> list[Edit] 
     return [_after_imports(src, f"{torch}._dynamo.config.reorderable_logging_functions.add(print)")]
 
 
-def _after_imports(src: SourceFile, statement: str) -> Edit:
-    """Insert `statement` as a line after the module's first run of top-level imports (after
-    its docstring when it has none)."""
-    body, tops = src.module.body, src.tops
+def _after_first_imports(body) -> int:
+    """Index of the first top-level statement after the module's first run of imports (after a
+    leading docstring when there are none): 0 when the module has neither."""
     at = 0
     for i, stmt in enumerate(body):
         if _imports(stmt) or (i == 0 and _is_docstring(stmt)):
             at = i + 1
         elif at:
             break
+    return at
+
+
+def _after_imports(src: SourceFile, statement: str) -> Edit:
+    """Insert `statement` as a line after the module's first run of top-level imports (after
+    its docstring when it has none)."""
+    body, tops = src.module.body, src.tops
+    at = _after_first_imports(body)
     where = tops[at - 1][1] + 1 if at else 1
     newline = src.module.default_newline
     return Edit(where, 1, where, 1, newline + statement + newline)
