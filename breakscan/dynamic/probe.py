@@ -47,6 +47,7 @@ broke (an entry with no break and no fallback is captured whole by definition).
 
 from __future__ import annotations
 
+import copy
 import faulthandler
 import functools
 import importlib
@@ -581,7 +582,9 @@ def run_targets(torch: Any, request: dict[str, Any], device: str, collector: Col
         writer.write({"type": "done", "index": t["index"]})
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
-            torch._dynamo.config.load_config(settings)
+            # a copy each time: load_config keeps the objects it is given, and a target's
+            # `reorderable_logging_functions.add(print)` would otherwise change `settings` itself
+            torch._dynamo.config.load_config(copy.deepcopy(settings))
         try:
             os.chdir(cwd)
         except OSError:
