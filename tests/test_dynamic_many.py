@@ -143,7 +143,11 @@ def test_a_setting_one_target_adds_to_does_not_leak_into_the_next(tmp_path: Path
         def breakscan_examples():
             yield g, (torch.ones(3),)
         """), encoding="utf-8")
-    targets = [(tmp_path / "a_fixed.py", None), (tmp_path / "b_plain.py", None)]
-    first, second = run_dynamic_many(targets, project_root=tmp_path, timeout=240)
+    (tmp_path / "_first.py").write_text(
+        "import torch\n\n\ndef h(x):\n    return x + 1\n\n\ndef breakscan_examples():\n    yield h, (torch.ones(3),)\n",
+        encoding="utf-8")
+    # a target before them: after its restore, the live settings are the saved ones
+    targets = [(tmp_path / "_first.py", None), (tmp_path / "a_fixed.py", None), (tmp_path / "b_plain.py", None)]
+    _, first, second = run_dynamic_many(targets, project_root=tmp_path, timeout=240)
     assert not [f for f in first.findings if f.kind.value == "graph-break"]
     assert [(Path(f.path).name, f.line) for f in second.findings if f.kind.value == "graph-break"] == [("b_plain.py", 5)]
