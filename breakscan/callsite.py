@@ -14,8 +14,8 @@ from __future__ import annotations
 import linecache
 from pathlib import Path
 
-from breakscan.dynamic.runner import in_project
 from breakscan.findings import EntryReport, Finding, Frame, Status
+from breakscan.report.origin import in_project  # the runner's, imported on first use
 
 
 def at_user_call_site(findings: list[Finding], entries: list[EntryReport], root: Path) -> list[Finding]:

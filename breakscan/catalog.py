@@ -180,12 +180,7 @@ def version_in_range(version: tuple[int, int], spec: str) -> bool:
 
     Raises CatalogError on a clause it cannot read.
     """
-    for clause in filter(None, (c.strip() for c in spec.split(","))):
-        m = re.fullmatch(r"(>=|<=|==|<|>)\s*(\d+)\.(\d+)", clause)
-        if not m:
-            raise CatalogError(f"bad torch version clause {clause!r}")
-        other = (int(m.group(2)), int(m.group(3)))
-        op = m.group(1)
+    for op, other in _clauses(spec):
         ok = {
             ">=": version >= other,
             "<=": version <= other,
@@ -212,6 +207,19 @@ def _examples(raw: Any) -> tuple[Example, ...]:
     if isinstance(raw, str):
         return (Example(raw),)
     return tuple(Example(e["code"], e.get("title", ""), e.get("torch", "")) for e in raw)
+
+
+@functools.lru_cache(maxsize=512)
+def _clauses(spec: str) -> tuple[tuple[str, tuple[int, int]], ...]:
+    """(operator, (major, minor)) of each clause of a range (read once: the catalog's checks ask
+    about the same few ranges hundreds of times). Raises CatalogError on a clause it cannot read."""
+    out = []
+    for clause in filter(None, (c.strip() for c in spec.split(","))):
+        m = re.fullmatch(r"(>=|<=|==|<|>)\s*(\d+)\.(\d+)", clause)
+        if not m:
+            raise CatalogError(f"bad torch version clause {clause!r}")
+        out.append((m.group(1), (int(m.group(2)), int(m.group(3)))))
+    return tuple(out)
 
 
 def load_rule(path: Path) -> Rule:

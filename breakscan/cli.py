@@ -10,7 +10,6 @@ import os
 import stat
 import subprocess
 import sys
-import tempfile
 from contextlib import contextmanager
 from enum import Enum
 from pathlib import Path
@@ -110,6 +109,8 @@ def write_atomic(path: Path, text: str) -> None:
     The file gets the mode `open()` would give it: an existing file's own mode, else
     0o666 minus the umask (mkstemp creates the temporary file 0o600).
     """
+    import tempfile
+
     path = path.absolute()
     try:
         mode = stat.S_IMODE(path.stat().st_mode)

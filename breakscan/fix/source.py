@@ -18,7 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from breakscan.findings import Edit, Finding
-from breakscan.static.engine import parse_file
+from breakscan.static.engine import parsed_again
 from breakscan.static.positions import file_lines, resolve_alone
 
 _NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -183,12 +183,13 @@ class SourceFile:
 
 
 def load(path: Path) -> SourceFile | None:
-    """Parse `path` for fixing; None when it cannot be read or parsed (nothing is fixed there)."""
-    parsed = parse_file(path)
+    """Parse `path` for fixing (the static pass's tree when it checked the unchanged file in this
+    process); None when it cannot be read or parsed (nothing is fixed there)."""
+    parsed = parsed_again(path)
     if isinstance(parsed, Finding):
         return None
     tops, members = _statement_lines(parsed.module, parsed.source)
-    return SourceFile(path, path.read_bytes(), parsed.module, parsed.source, tops, members)
+    return SourceFile(path, parsed.data, parsed.module, parsed.source, tops, members)
 
 
 def _statement_lines(module: cst.Module, text: str) -> tuple[list[tuple[int, int]], dict[int, list[tuple[int, int]]]]:

@@ -14,11 +14,18 @@ import os
 import re
 from pathlib import Path
 
-from breakscan.dynamic.runner import in_project
 from breakscan.findings import Finding, Kind, Status, relative_path
 
 _OBSERVED_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK, Kind.RECOMPILE, Kind.GUARD_FAILURE)
 _PACKAGES = re.compile(r"^.*[/\\](?:site|dist)-packages[/\\]")
+
+
+def in_project(path: str, root: Path) -> bool:
+    """`breakscan.dynamic.runner.in_project`, imported on first use: only Dynamo-observed findings
+    need it, and a static-only run is spared the runner module's import."""
+    from breakscan.dynamic.runner import in_project as inside
+
+    return inside(path, root)
 
 
 def happened_at(f: Finding) -> tuple[str, int]:

@@ -26,6 +26,7 @@ A corrupt database is replaced with a warning; an unwritable one disables the ca
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import pickle
@@ -69,9 +70,10 @@ CREATE INDEX IF NOT EXISTS fixes_used ON fixes (used);
 _KEYED = ("checks", "fixes")  # tables of values per (path, key)
 
 
+@functools.cache
 def code_version() -> str:
     """Digest of the code whose output is cached (the static pass, rewrites, findings, catalog loader):
-    rows written by other code are foreign, even under the same version number."""
+    rows written by other code are foreign, even under the same version number. Read once per process."""
     here = Path(__file__).resolve().parent
     digest = hashlib.blake2b(__version__.encode(), digest_size=12)
     for path in sorted([*here.glob("*.py"), *(here.parent / "fix").glob("*.py"), here.parent / "findings.py",

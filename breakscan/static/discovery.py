@@ -6,11 +6,10 @@ import os
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pathspec
-
-# pathspec >= 0.12.2 names the git flavour "gitignore"; older releases only "gitwildmatch".
-_PATTERN = "gitignore" if "gitignore" in pathspec.util._registered_patterns else "gitwildmatch"
+if TYPE_CHECKING:
+    import pathspec
 
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox",
                     "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache")
@@ -20,13 +19,23 @@ class MissingPathError(FileNotFoundError):
     """A path given on the command line does not exist."""
 
 
+def _spec(lines: list[str]) -> pathspec.PathSpec:
+    """Gitignore-style patterns; pathspec is imported here, when a directory is walked (a run on
+    files named one by one never needs it)."""
+    import pathspec
+
+    # pathspec >= 0.12.2 names the git flavour "gitignore"; older releases only "gitwildmatch".
+    kind = "gitignore" if "gitignore" in pathspec.util._registered_patterns else "gitwildmatch"
+    return pathspec.PathSpec.from_lines(kind, lines)
+
+
 def _gitignore(root: Path) -> pathspec.PathSpec | None:
     ignore = root / ".gitignore"
     try:
         lines = ignore.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
         return None
-    return pathspec.PathSpec.from_lines(_PATTERN, lines)
+    return _spec(lines)
 
 
 def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[str] = (),
@@ -37,8 +46,7 @@ def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[st
     `exclude` holds gitignore-style patterns relative to `root`. Symlink loops are cut by
     tracking visited real directories. Raises MissingPathError for a path that does not exist.
     """
-    user_spec = pathspec.PathSpec.from_lines(_PATTERN, list(exclude)) if exclude else None
-    git_spec = _gitignore(root) if respect_gitignore else None
+    specs: tuple | None = None  # (user's, .gitignore's), made at the first directory
     seen: set[Path] = set()
     for given in paths:
         path = Path(given)
@@ -50,7 +58,9 @@ def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[st
                 seen.add(path)
                 yield path
             continue
-        yield from _walk(path, root, user_spec, git_spec, seen)
+        if specs is None:
+            specs = (_spec(list(exclude)) if exclude else None, _gitignore(root) if respect_gitignore else None)
+        yield from _walk(path, root, *specs, seen)
 
 
 def _excluded(path: Path, root: Path, specs: tuple, is_dir: bool) -> bool:

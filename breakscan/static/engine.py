@@ -77,6 +77,34 @@ class _Parsed:
     path: Path
     source: str
     module: cst.Module
+    data: bytes = b""  # the bytes parsed
+
+
+# The libcst trees this process's phase B made, newest last, so that the rewrites worked out
+# after the scan (the report's `[*]` markers) need no second parse: a run of a few files
+# (pre-commit, an editor) checks them in-process. Workers of a pool keep none.
+PARSED_KEPT = 16
+_RECENT: dict[Path, _Parsed] = {}
+
+
+def parsed_again(path: Path) -> _Parsed | Finding:
+    """`parse_file(path)`, or the tree this process's phase B already made of `path` when the
+    file's bytes are unchanged since (no second libcst parse). Never raises."""
+    kept = _RECENT.get(path)
+    if kept is not None:
+        data = read_source(path)
+        if isinstance(data, bytes) and data == kept.data:
+            return kept
+    return parse_file(path)
+
+
+def _remember(parsed: _Parsed) -> None:
+    if multiprocessing.parent_process() is not None:
+        return
+    _RECENT.pop(parsed.path, None)
+    _RECENT[parsed.path] = parsed
+    while len(_RECENT) > PARSED_KEPT:
+        del _RECENT[next(iter(_RECENT))]
 
 
 @dataclass
@@ -117,7 +145,7 @@ def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
     except Exception as exc:  # libcst's own bug on a file CPython accepts
         return _error(path, 1, 1, _one_line(f"internal error while parsing: {type(exc).__name__}: {exc}"),
                       INTERNAL_ERROR_RULE)
-    return _Parsed(path, _decode(data, module.encoding), module)
+    return _Parsed(path, _decode(data, module.encoding), module, data)
 
 
 def read_source(path: Path) -> bytes | Finding:
@@ -278,6 +306,7 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
     item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
     if isinstance(item, Finding):
         return [item]
+    _remember(item)
     try:
         return run_deep(_check_module, item, regions, index, rules, verbose, settings or {})
     except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
