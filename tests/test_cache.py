@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 from breakscan.catalog import load_catalog
+from breakscan.static import cache as cache_module
 from breakscan.static.cache import Cache
 from breakscan.static.engine import scan_files
 from tests.conftest import ROOT, rule_lines, write_files
@@ -236,6 +237,29 @@ def test_two_processes_committing_many_small_transactions_at_once_lose_no_row(tm
     cache = Cache(tmp_path / "cache")
     assert cache.stats()["indexes"] == 302 and cache.stats()["checks"] == 302
     assert all(cache.get_index(p) is not None for p in a + b)
+
+
+def test_a_database_locked_beyond_the_timeout_gives_misses_and_the_run_still_saves(tmp_path, monkeypatch):
+    # Another process holds the database (a real SQLite lock: exclusive locking mode) while this
+    # run opens it and reads: the reads are misses after the busy timeout, and once the lock is
+    # gone the run's save commits its rows (a busy open used to turn the cache off for the whole
+    # run, silently: its rows were lost).
+    paths = write_files(tmp_path / "src", FILES)
+    _scan(paths, Cache(tmp_path / "cache"))
+    monkeypatch.setattr(cache_module, "BUSY_TIMEOUT_S", 0.3)
+    blocker = sqlite3.connect(Cache(tmp_path / "cache").path, isolation_level=None)
+    blocker.execute("PRAGMA locking_mode=EXCLUSIVE")
+    blocker.execute("BEGIN EXCLUSIVE")
+    blocker.execute("DELETE FROM checks")
+    blocker.execute("COMMIT")  # the exclusive lock stays until the connection closes
+    cache = Cache(tmp_path / "cache")
+    started = time.monotonic()
+    assert cache.get_index(paths[0]) is None and cache.get_findings(str(paths[0]), "k") is None
+    assert time.monotonic() - started < 2  # one wait of the timeout, not one per read or retry
+    blocker.close()
+    cache.put_findings(str(paths[0]), "k", [])
+    cache.save()
+    assert Cache(tmp_path / "cache").get_findings(str(paths[0]), "k") == []
 
 
 def test_a_corrupt_cache_file_is_replaced_with_a_warning_not_a_crash(tmp_path):

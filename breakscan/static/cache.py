@@ -47,8 +47,10 @@ SWEEP_AGE_S = 24 * 3600  # a row is re-checked at most once a day; other code's 
 TOUCH_AGE_S = 3600  # a hit refreshes its row's last use at most hourly (no write per warm run)
 EVICT_TO = 0.8  # eviction brings the database down to this share of its bound
 BUSY_TIMEOUT_S = 60.0  # wait this long for another process's write transaction
-# SQLite answers SQLITE_BUSY at once, without its busy timeout, in a few cases (another process
-# creating the database or switching it to WAL at the same moment): try again a few times.
+# SQLite answers SQLITE_BUSY at once, without waiting its busy timeout, in a few cases (in WAL
+# mode: another connection cleaning up the WAL as it closes, or recovering it after a crash;
+# sqlite.org/wal.html "Sometimes Queries Return SQLITE_BUSY"): such an answer is tried again a
+# few times; a busy answer after the whole timeout is final.
 BUSY_RETRIES = 5
 
 _SCHEMA = """
@@ -137,6 +139,7 @@ class Cache:
         self.code = code_version()
         self._db: sqlite3.Connection | None = None
         self._opened = False
+        self._busy = False  # a read found the database locked beyond the timeout: reads are misses
         self._indexes: dict[str, tuple] = {}  # path -> row to write
         self._keyed: dict[str, dict[tuple[str, str], tuple]] = {t: {} for t in _KEYED}  # rows to write
         self._hits: dict[str, set] = {t: set() for t in ("indexes", *_KEYED)}
@@ -155,8 +158,11 @@ class Cache:
                 self._db = _retry_busy(self._open)
                 return self._db
             except sqlite3.DatabaseError as exc:
+                if _is_busy(exc):  # locked beyond the timeout: reads miss, save() tries once more
+                    self._busy, self._opened = True, False
+                    return None
                 if isinstance(exc, sqlite3.OperationalError) and not _is_corruption(exc):
-                    return None  # unwritable directory, locked beyond the timeout: run uncached
+                    return None  # unwritable directory: run uncached
                 self._close()
                 if attempt == 1 and self._discard(exc):
                     continue
@@ -200,14 +206,20 @@ class Cache:
             self._db = None
 
     def _query(self, sql: str, args: tuple) -> tuple | None:
-        """One row of a read, or None (also when the database fails)."""
+        """One row of a read, or None (also when the database fails). A read locked beyond the
+        busy timeout is a miss, and so are the run's later reads; its writes are still saved."""
+        if self._busy:
+            return None
         db = self._connect()
         if db is None:
             return None
         try:
-            return db.execute(sql, args).fetchone()
+            return _retry_busy(lambda: db.execute(sql, args).fetchone())
         except sqlite3.Error as exc:
-            self._failed(exc)
+            if _is_busy(exc):
+                self._busy = True
+            else:
+                self._failed(exc)
             return None
 
     def _failed(self, exc: sqlite3.Error) -> None:
@@ -355,7 +367,7 @@ class Cache:
             self._failed(exc)
             return
         self._close()  # now, not at garbage collection (the connection is in a reference cycle):
-        self._opened = False  # the last one to close folds the WAL into the database file
+        self._opened = self._busy = False  # the last one to close folds the WAL into the database file
 
     def _write(self, db: sqlite3.Connection, now: int) -> None:
         db.executemany(
@@ -486,17 +498,26 @@ class _transaction:
 
 
 def _retry_busy(fn):
-    """`fn()`, tried again (up to BUSY_RETRIES times, 0.05-0.25 s apart) while SQLite says the
-    database is locked or busy; any other error, or the last one, is raised."""
+    """`fn()`, tried again (up to BUSY_RETRIES times, 0.05-0.25 s apart) while SQLite answers
+    that the database is locked or busy sooner than its busy timeout (it did not wait: see
+    BUSY_RETRIES); a busy answer after the whole timeout, any other error, or the last one,
+    is raised."""
     for attempt in range(BUSY_RETRIES):
+        started = time.monotonic()
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            text = str(exc).lower()
-            if attempt == BUSY_RETRIES - 1 or not ("locked" in text or "busy" in text):
+            waited = time.monotonic() - started >= BUSY_TIMEOUT_S * 0.9
+            if attempt == BUSY_RETRIES - 1 or not _is_busy(exc) or waited:
                 raise
             time.sleep(0.05 * (attempt + 1))
     raise AssertionError("unreachable")
+
+
+def _is_busy(exc: BaseException) -> bool:
+    """Whether a sqlite3 error says the database is locked or busy (SQLITE_BUSY, SQLITE_LOCKED)."""
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
 
 
 def _is_corruption(exc: BaseException) -> bool:
