@@ -303,6 +303,22 @@ def test_a_warm_text_report_imports_no_libcst(tmp_path):
     assert "[*]" in warm.stdout  # the rewrite of BRK201's print came from the cache
 
 
+def test_a_default_run_over_files_without_examples_imports_no_torch_and_no_dynamic_runner(tmp_path):
+    # Start-up cost of the one-file run (pre-commit, an editor): the dynamic pass is on by default,
+    # but without a breakscan_examples() there is nothing to run, so neither torch nor the dynamic
+    # runner is imported; files named one by one need no .gitignore matching (pathspec).
+    write_files(tmp_path, FILES)
+    probe = ("import sys\nfrom breakscan.cli import main\n"
+             "sys.argv = ['breakscan', 'pkg/model.py', 'pkg/layers.py']\n"
+             "try:\n    main()\nexcept SystemExit:\n    pass\n"
+             "print(sorted(m for m in ('torch', 'breakscan.dynamic.runner', 'pathspec') if m in sys.modules),"
+             " file=sys.stderr)")
+    env = {**os.environ, "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    run = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert "BRK102" in run.stdout and "BRK201" in run.stdout, run.stdout
+    assert run.stderr.strip().splitlines()[-1] == "[]", run.stderr
+
+
 def test_the_old_whole_project_pickles_are_removed_when_the_database_is_made(tmp_path):
     old = tmp_path / "cache" / "0123456789abcdef0123.pickle"
     old.parent.mkdir()
