@@ -11,6 +11,11 @@ tree, from os.wait4; wall seconds besides, which a shared machine makes noisy):
   200-line file cold (new content each round);
 - ruff (--no-cache, if installed) and TorchFix on every 20th file scaled x20 (if installed).
 
+breakscan's own modules are byte-compiled first (`compileall`), as installing a wheel does: an
+editable install run with PYTHONDONTWRITEBYTECODE=1 would otherwise compile them on every run
+(about 0.1 s of a one-file run). Each result records the host's 1-minute load average when the
+command ended (the table prints their range): on a shared host, wall times follow it.
+
 The polluted cache is synthesized through breakscan's own Cache: real phase A entries (of tree
 files) and real findings (of the fixtures), stored under the paths of 30,000 other existing files
 (the stdlib's and site-packages' files, then files made in a temporary directory), with their
@@ -60,7 +65,7 @@ def run(cmd: list[str], env: dict | None = None) -> dict:
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
-            "status": os.waitstatus_to_exitcode(status)}
+            "status": os.waitstatus_to_exitcode(status), "load": round(os.getloadavg()[0], 2)}
 
 
 def model_200_lines() -> str:
@@ -193,6 +198,7 @@ def main() -> int:
     sample_list = tmp / "sample.txt"
     sample_list.write_text("\n".join(sample))
     py = sys.executable
+    subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "breakscan")], check=True, stdout=subprocess.DEVNULL)
     fresh, polluted = tmp / "fresh", tmp / "polluted"
     started = time.perf_counter()
     # In a child: a parent grown by 30,000 rows would pass its peak RSS on to every command it forks.
@@ -233,12 +239,16 @@ def report(args, files, lines, sample, sample_lines, results, sizes) -> None:
     """Print the table (best CPU of the rounds; for one-file commands min and median wall)."""
     print(f"tree: {args.tree}  files: {len(files)}  lines: {lines}  sample: {len(sample)} files, "
           f"{sample_lines} lines  jobs: {args.jobs}  rounds: {args.rounds}  polluted with {args.pollute} rows")
-    print(f"{'command':38} {'wall s':>8} {'cpu s':>8} {'wall med':>9} {'files/s':>9} {'peak MiB':>9}")
+    loads = [x["load"] for r in results.values() for x in r if "load" in x]
+    if loads:
+        print(f"host load average (1 min) while measuring: {min(loads):.1f}-{max(loads):.1f} on {os.cpu_count()} CPUs")
+    print(f"{'command':38} {'wall s':>8} {'cpu s':>8} {'wall med':>9} {'files/s':>9} {'peak MiB':>9} {'load':>6}")
     best = {name: min(r, key=lambda x: x["cpu"]) for name, r in results.items()}
     for name, r in best.items():
         n_files = len(sample) if name.startswith("sample") else 1 if "file" in name else len(files)
         med = statistics.median(x["wall"] for x in results[name])
-        print(f"{name:38} {r['wall']:8.2f} {r['cpu']:8.2f} {med:9.2f} {n_files / r['wall']:9.0f} {r['rss']:9.0f}")
+        print(f"{name:38} {r['wall']:8.2f} {r['cpu']:8.2f} {med:9.2f} {n_files / r['wall']:9.0f} {r['rss']:9.0f} "
+              f"{r.get('load', 0):6.1f}")
     for name, stat in sizes.items():
         print(f"cache [{name}]: {stat['indexes']} index rows, {stat['checks']} check rows, "
               f"{stat['bytes'] / 2**20:.0f} MiB")
