@@ -57,6 +57,7 @@ class RuleIndex:
         self.logger_methods: dict[str, list[Rule]] = {}
         self.checks: dict[str, list[Rule]] = {}
         self._call_memo: dict[str, list[Rule]] = {}
+        self.fixable = frozenset(r.id for r in rules if r.autofix is not None)  # rules with a rewrite
         for rule in rules:
             match = rule.match
             for pattern in match.get("calls", ()):

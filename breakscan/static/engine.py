@@ -80,10 +80,11 @@ class _Parsed:
     data: bytes = b""  # the bytes parsed
 
 
-# The libcst trees this process's phase B made, newest last, so that the rewrites worked out
-# after the scan (the report's `[*]` markers) need no second parse: a run of a few files
-# (pre-commit, an editor) checks them in-process. Workers of a pool keep none.
-PARSED_KEPT = 16
+# The libcst trees of files with fixable findings that this process's phase B made, newest last,
+# so that the rewrites worked out after the scan (the report's `[*]` markers) need no second
+# parse: a run of a few files (pre-commit, an editor) checks them in-process. Workers of a pool
+# keep none; a tree takes a few hundred times its file's size in memory.
+PARSED_KEPT = 8
 _RECENT: dict[Path, _Parsed] = {}
 
 
@@ -306,12 +307,14 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
     item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
     if isinstance(item, Finding):
         return [item]
-    _remember(item)
     try:
-        return run_deep(_check_module, item, regions, index, rules, verbose, settings or {})
+        findings = run_deep(_check_module, item, regions, index, rules, verbose, settings or {})
     except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
         detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
         return [_error(path, 1, 1, f"internal error while checking: {detail}", INTERNAL_ERROR_RULE)]
+    if any(f.rule_id in rules.fixable for f in findings):
+        _remember(item)
+    return findings
 
 
 def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
