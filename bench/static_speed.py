@@ -144,7 +144,10 @@ def scenario(name: str, cache_dir: Path, args, files: list[str], sample_list: Pa
     py = sys.executable
     env = {**os.environ, "PYTHONPATH": str(ROOT), "BREAKSCAN_CACHE_DIR": str(cache_dir),
            "BREAKSCAN_CACHE_MAX_MB": "4096"}  # the polluted cache must not be evicted mid-bench
-    base = [py, "-m", "breakscan", "--no-dynamic", "--exit-zero", "--jobs", str(args.jobs)]
+    # --root: the tree may sit in a venv inside this checkout, which .gitignore and the default
+    # excludes (`.venv`) would otherwise skip when the tree is given as a directory.
+    base = [py, "-m", "breakscan", "--no-dynamic", "--exit-zero", "--jobs", str(args.jobs),
+            "--root", str(args.tree.parent)]
     out = ["--format", "json", "--output", str(tmp / "out.json")]
 
     def record(label: str, result: dict) -> None:
