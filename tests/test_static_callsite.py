@@ -1,6 +1,6 @@
 """Call-site parameter inference, tuple returns, graph-input sizes (BRK108) and list comparisons
 holding a tensor (BRK109). The Dynamo facts behind each expectation are in the rule files and in
-checks.py (`RegionVisitor._computes`, `RegionVisitor._sequence_compare`)."""
+breakscan/static/checks/ (`visitor.RegionVisitor._computes`, `operators.OperatorChecks._sequence_compare`)."""
 
 from __future__ import annotations
 
