@@ -402,6 +402,9 @@ class TypeEnv:
         return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
 
     def _subscript(self, node: cst.Subscript) -> T:
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+                node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return T.UNKNOWN  # `outputs["logits"]`: indexed by a string, a mapping (whatever was guessed)
         base = self.kind(node.value)
         if base in TENSORISH:
             return base

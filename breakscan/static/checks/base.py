@@ -31,6 +31,7 @@ class CheckBase(Binder):
     _params: list[set[str]]
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
+    _fresh: list[set[str]]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:

@@ -8,16 +8,17 @@ them per parameter and infers what a called function returns.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
-from breakscan.static.index import ClassInfo
-from breakscan.static.regions import Region
+from breakscan.static.index import ClassInfo, ModuleInfo
+from breakscan.static.regions import Region, RegionKey
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv
-from breakscan.static.walk import walk
+from breakscan.static.walk import iter_nodes, walk
 
 def _is_private(name: str) -> bool:
     """`_helper`, not `__init__`: a name other modules are not meant to call."""
@@ -145,16 +146,45 @@ def _join_arguments(kinds: list[T]) -> T:
     return T.UNKNOWN
 
 
+class ProjectCallers:
+    """The traced call sites of a project (RegionFinder.traced_callers) and, on demand, the
+    inference of the other files that hold them (`load(path)`: a walker of that file whose own
+    inference stays within the file, or None if it cannot be read; kept for the worker's life)."""
+
+    def __init__(self, callers: dict[RegionKey, tuple[RegionKey, ...]],
+                 load: Callable[[str], CallSiteInference | None], keep: int = 16) -> None:
+        self.callers = callers
+        self._load = load
+        self._keep = keep
+        self._visitors: dict[str, CallSiteInference | None] = {}
+
+    def visitor(self, path: str) -> CallSiteInference | None:
+        """The inference of file `path` (parsed once; the `keep` most recent are kept)."""
+        if path in self._visitors:
+            found = self._visitors.pop(path)
+        else:
+            found = self._load(path)
+            while len(self._visitors) >= self._keep:
+                self._visitors.pop(next(iter(self._visitors)))
+        self._visitors[path] = found
+        return found
+
+
 class CallSiteInference(CheckBase):
     """The walker's type environments: a class's attributes, parameters from annotations, defaults
     and call sites, and the return kinds of called functions of this module."""
 
     regions: dict[int, Region]
 
-    def _init_inference(self, functions: dict[tuple[str, int], cst.FunctionDef], source: str | None) -> None:
-        """`functions`: syntax.indexed_functions of the module; `source`: its text (None: no call sites)."""
+    def _init_inference(self, functions: dict[tuple[str, int], cst.FunctionDef], source: str | None,
+                        project_callers: ProjectCallers | None = None) -> None:
+        """`functions`: syntax.indexed_functions of the module; `source`: its text (None: no call
+        sites); `project_callers`: the traced call sites of the project (None: this module's only)."""
         self.functions = functions
         self.source = source
+        self.project_callers = project_callers
+        self._walking: set[tuple[str, int]] = set()  # callers ArgKinds is walking now (recursion)
+        self._by_path: dict[str, ModuleInfo] | None = None  # scanned modules by path (_class_at)
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
@@ -273,14 +303,17 @@ class CallSiteInference(CheckBase):
         here: each parameter every call passes, positionally or by keyword, gets the join of the
         argument kinds (`_join_arguments`: one tensor kind, or Python values and shapes; a mix is
         unknown). A call that unpacks `*args`/`**kwargs`, or that lies where ArgKinds cannot see it,
-        leaves every parameter unknown. Calls from other modules are not seen. Memoized; {} while
-        being inferred (recursion). The region walk treats these parameters, like every parameter,
-        as inputs of the graph (`_computes`).
+        leaves every parameter unknown. Memoized; {} while being inferred (recursion). The region
+        walk treats these parameters, like every parameter, as inputs of the graph (`_computes`).
+
+        Any other function inside a compile region (public, or private and called from other
+        files) takes the join over its traced call sites in the whole project
+        (`_infer_from_project`).
         """
         if qualname in self._inferred:
             return self._inferred[qualname] or {}
         self._inferred[qualname] = None
-        found = self._infer_from_sites(qualname)
+        found = self._infer_from_sites(qualname) or self._infer_from_project(qualname)
         self._inferred[qualname] = found
         return found
 
@@ -293,18 +326,28 @@ class CallSiteInference(CheckBase):
         if not decorators <= _TRANSPARENT_DECORATORS:
             return {}
         name = node.name.value
-        is_method = "." in qualname
         sites = self._call_sites()
-        calls = sites.sites.get("." + name if is_method else name)
+        calls = sites.sites.get("." + name if "." in qualname else name)
         if not calls or name in sites.escaped:
             return {}
-        positional = [*node.params.posonly_params, *node.params.params]
-        by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
-        passed: dict[str, list[T]] = {p.name.value: [] for p in all_params(node)}
+        found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
         for call, caller in calls:
             args = self._site_arguments(call, caller)
             if args is None:
                 return {}
+            found.append((call, args))
+        return self._join_sites(node, qualname, decorators, found)
+
+    def _join_sites(self, node: cst.FunctionDef, qualname: str, decorators: set[str | None],
+                    sites: list[tuple[cst.Call, list[tuple[str | None, T]]]]) -> dict[str, T]:
+        """Parameter kinds of `node` joined over its call sites `(call, argument kinds)`: a parameter
+        every call passes (positionally, after the bound `self`/`cls`, or by keyword) takes
+        `_join_arguments` of what they pass; the others stay unknown."""
+        is_method = "." in qualname
+        positional = [*node.params.posonly_params, *node.params.params]
+        by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
+        passed: dict[str, list[T]] = {p.name.value: [] for p in all_params(node)}
+        for call, args in sites:
             skip = 0
             if is_method and "staticmethod" not in decorators:
                 recv = call.func.value if isinstance(call.func, cst.Attribute) else None
@@ -319,7 +362,7 @@ class CallSiteInference(CheckBase):
                 if keyword is not None and keyword in by_keyword:
                     passed[keyword].append(kind)
         # A parameter some call does not pass (its default, or an error) stays unknown.
-        joined = {param: _join_arguments(kinds) for param, kinds in passed.items() if len(kinds) == len(calls)}
+        joined = {param: _join_arguments(kinds) for param, kinds in passed.items() if len(kinds) == len(sites)}
         return {param: kind for param, kind in joined.items() if kind is not T.UNKNOWN}
 
     def _site_arguments(self, call: cst.Call, caller: tuple[str, int]) -> list[tuple[str | None, T]] | None:
@@ -330,9 +373,103 @@ class CallSiteInference(CheckBase):
             self._walk_caller(caller)
         return self._arg_kinds.get(id(call))
 
-    def _walk_caller(self, key: tuple[str, int]) -> None:
-        """Record the argument kinds of every private call in one module- or class-level `def`,
-        with the same parameter kinds the region walk gives it (its own call sites included)."""
+    def _calls_to(self, caller: tuple[str, int], target: RegionKey) -> list[tuple[cst.Call, list]] | None:
+        """The calls in `caller` (a `def` of this module) that reach the function `target`, with
+        their argument kinds; None when one is not seen (in a lambda or class body, `*args`, a
+        caller being walked: recursion) or none is found (the index and the tree disagree)."""
+        node = self.functions.get(caller)
+        if node is None or caller in self._walking:
+            return None
+        head = caller[0].rpartition(".")[0]
+        cls = self.info.classes.get(head) if head else None
+        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target)]
+        missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
+        if missing:
+            self._walk_caller(caller, missing)
+        found = [(c, self._arg_kinds.get(id(c))) for c in calls]
+        if not found or any(args is None for _, args in found):
+            return None
+        return found  # type: ignore[return-value]
+
+    def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey) -> bool:
+        """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
+        `mod.f(x)` through this module's imports, or `self.m(x)` through `cls` and its bases."""
+        func = call.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if last is None or last != target[1].rsplit(".", 1)[-1]:
+            return False
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if cls is None:
+                return False
+            found = self.index.method(cls.qualname, last)
+            if found is not None and (str(found[0].path), found[2].qualname) == target[:2]:
+                return True
+            # An override in a subclass: `self` may be an instance of it (RegionFinder's dispatch).
+            owner = self._class_at(target[0], target[1].rpartition(".")[0])
+            return owner is not None and self._inherits(owner, cls.qualname)
+        name = dotted_name(func)
+        hit = self.index.lookup_function(self.info.qualify(name)) if name else None
+        return hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target
+
+    def _class_at(self, path: str, name: str) -> ClassInfo | None:
+        """The class `name` defined in the scanned file `path`, if any."""
+        if not name:
+            return None
+        if self._by_path is None:  # built on first need: most files never ask
+            self._by_path = {str(module.path): module for module in self.index.modules.values()}
+        module = self._by_path.get(path)
+        return module.classes.get(name) if module is not None else None
+
+    def _inherits(self, cls: ClassInfo, base: str, depth: int = 0) -> bool:
+        """Whether project class `cls` derives from the class qualified `base` (through project classes)."""
+        if depth > 20:
+            return False
+        for name in cls.bases:
+            if name == base:
+                return True
+            found = self.index.lookup_class(name)
+            if found is not None and (found[1].qualname == base or self._inherits(found[1], base, depth + 1)):
+                return True
+        return False
+
+    def _infer_from_project(self, qualname: str) -> dict[str, T]:
+        """Parameter kinds of a function inside a compile region, joined over its traced call sites
+        in the whole project (ProjectCallers: calls in region functions that reach it, this file's
+        and other files'). Dynamo inlines each such call with the values it passes, so a tensor
+        passed at every one of them is a tensor in the body. Unknown (nothing inferred) when the
+        function is redefined or decorated (other than `staticmethod`/`classmethod`), when it has
+        no traced call site (RegionFinder.traced_callers leaves out functions called from many
+        files), and when any
+        call site is not seen or passes `*args`/`**kwargs`. Calls the index cannot see (the
+        function passed as a value, called by code outside the project) are not joined: a
+        prediction from the visible traced calls still holds for them."""
+        node = self.functions.get((qualname, 0))
+        if self.project_callers is None or node is None or (qualname, 1) in self.functions:
+            return {}
+        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators}
+        if not decorators <= _TRANSPARENT_DECORATORS:
+            return {}
+        target = (str(self.info.path), qualname, 0)
+        callers = self.project_callers.callers.get(target)
+        if not callers:
+            return {}
+        found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
+        for path, caller, occurrence in callers:
+            if path == target[0]:
+                sites = self._calls_to((caller, occurrence), target)
+            else:
+                other = self.project_callers.visitor(path)
+                sites = other._calls_to((caller, occurrence), target) if other is not None else None
+            if sites is None:
+                return {}
+            found += sites
+        return self._join_sites(node, qualname, decorators, found)
+
+    def _walk_caller(self, key: tuple[str, int], wanted: set[int] | None = None) -> None:
+        """Record the argument kinds of the private calls (or of the calls `wanted`) in one module-
+        or class-level `def`, with the same parameter kinds the region walk gives it (its own
+        call sites included)."""
         node = self.functions[key]
         qualname = key[0]
         head, _, _ = qualname.rpartition(".")
@@ -341,9 +478,12 @@ class CallSiteInference(CheckBase):
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
         env = self._class_env(cls)
         env.names.update(self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root))
-        wanted = self._call_sites().by_caller.get(key, set())
+        if wanted is None:
+            wanted = self._call_sites().by_caller.get(key, set())
         self._dispatch.append(cls)
+        self._walking.add(key)
         try:
             walk(node.body, ArgKinds(env, wanted, self._arg_kinds))
         finally:
             self._dispatch.pop()
+            self._walking.discard(key)

@@ -39,6 +39,8 @@ class CallChecks(CheckBase):
         func = node.func
         if isinstance(func, cst.Attribute):
             meth = func.attr.value
+            if meth == "requires_grad_" and self._clears_fresh_grad(node):
+                return
             if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
                     meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) is T.UNKNOWN)):
                 for rule in self.rules.tensor_methods[meth]:
@@ -79,6 +81,17 @@ class CallChecks(CheckBase):
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+
+    def _clears_fresh_grad(self, node: cst.Call) -> bool:
+        """`t.requires_grad_(False)` on a local made here without grad (`torch.randn_like(z)`,
+        `y.detach()`): a no-op Dynamo traces (checked on 2.13; on an input or a parameter that
+        requires grad it breaks, GB0125, and so does `requires_grad_(True)` on anything)."""
+        recv = node.func.value  # type: ignore[attr-defined]
+        if not (isinstance(recv, cst.Name) and self._fresh and recv.value in self._fresh[-1]):
+            return False
+        args = [a for a in node.args if not a.star]
+        return (len(args) == 1 and isinstance(args[0].value, cst.Name) and args[0].value.value == "False"
+                and (args[0].keyword is None or args[0].keyword.value == "requires_grad"))
 
     def _reordered_print(self, node: cst.Call) -> bool:
         """A `print` Dynamo records and makes after the graph instead of breaking: the module

@@ -35,7 +35,10 @@ class MutationChecks(CheckBase):
         return target.attr.value in self.index.numeric_attrs(self.region.cls.qualname)
 
     def _note_target(self, target: cst.BaseExpression) -> None:
-        if isinstance(target, cst.Subscript):
+        if isinstance(target, (cst.Tuple, cst.List)):  # `out[m], log[m] = ...`: each element is stored to
+            for element in target.elements:
+                self._note_target(element.value)
+        elif isinstance(target, cst.Subscript):
             self._stores.add(id(target))
         elif (self.region is not None and self.region.cls is not None and isinstance(target, cst.Attribute)
               and isinstance(target.value, cst.Name) and target.value.value == "self"

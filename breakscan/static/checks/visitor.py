@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from breakscan.static.checks.binding import all_params
-from breakscan.static.checks.call_sites import CallSiteInference
+from breakscan.static.checks.call_sites import CallSiteInference, ProjectCallers
 from breakscan.static.checks.calls import CallChecks
 from breakscan.static.checks.control_flow import ControlFlowChecks
 from breakscan.static.checks.mutation import MutationChecks
@@ -22,7 +22,7 @@ from breakscan.static.checks.rule_index import Hit, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex
 from breakscan.static.regions import Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
-from breakscan.static.tensors import TENSORISH, TypeEnv
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
 from breakscan.static.walk import walk
 
 
@@ -43,13 +43,15 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
                  rules: RuleIndex,
                  functions: dict[tuple[str, int], cst.FunctionDef] | None = None,
-                 source: str | None = None) -> None:
+                 source: str | None = None, project_callers: ProjectCallers | None = None) -> None:
         """`regions` maps `id()` of this module's libcst FunctionDefs to their Region;
         `functions` (syntax.indexed_functions) lets calls to this module's functions and methods
         take their return kinds; `source` is the module's text (CallSites: without it no
-        parameter is inferred from call sites)."""
-        self._init_inference(functions or {}, source)
+        parameter is inferred from call sites); `project_callers` the traced call sites of the
+        project (without it parameters are inferred from this module's calls only)."""
+        self._init_inference(functions or {}, source, project_callers)
         self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
+        self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
         self._breaks = 0  # graph-break hits emitted so far
         self.info = info
         self.index = index
@@ -81,6 +83,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._stack.append((self.env, self.region))
         self._computed.append({})
+        self._fresh.append(set())
         region = self.regions.get(id(node))
         if region is not None:
             self.region = region
@@ -115,6 +118,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.env, self.region = self._stack.pop()
         self._computed.pop()
+        self._fresh.pop()
         if self._params:
             self._params.pop()
             self._scalar_params.pop()
@@ -156,12 +160,29 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 self._computed[-1][name] = self._breaks
             else:
                 self._computed[-1].pop(name, None)
+            if value is not None and not augmented and self._is_fresh(value):
+                self._fresh[-1].add(name)
+            else:
+                self._fresh[-1].discard(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
             pairs = (isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements)
                      and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)))
             for i, element in enumerate(target.elements):
                 inner = value.elements[i].value if pairs else value  # type: ignore[union-attr]
                 self._track(element.value, inner, augmented)
+
+    def _is_fresh(self, value: cst.BaseExpression) -> bool:
+        """A tensor that does not require grad, made here: a torch factory call (`torch.zeros`,
+        `torch.randn_like`...) without `requires_grad=`, or `.detach()` of anything."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not value.args:
+            return True
+        name = dotted_name(func)
+        qual = self.info.qualify(name) if name else ""
+        return ((qual in TORCH_FACTORIES or (qual.startswith("torch.") and qual.endswith("_like")))
+                and not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args))
 
     def _computes(self, expr: cst.BaseExpression) -> bool:
         """Whether `expr` is a tensor computed in the graph being traced, not one of its inputs.
