@@ -101,5 +101,5 @@ def test_an_override_no_subclass_reaches_is_not_traced(tmp_path: Path) -> None:
 def test_dynamo_confirms_dispatch_string_keys_and_mask_stores(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
     findings = breakscan(tmp_path, "aug", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] == "graph-break"]
+    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]
     assert {(*located([f]).pop(), f["status"]) for f in breaks} == {(*p, "confirmed") for p in PREDICTED}

@@ -146,6 +146,6 @@ def test_the_callers_file_is_part_of_the_helpers_cache_key(tmp_path: Path) -> No
 def test_dynamo_confirms_the_helper_break_and_nothing_else(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
     findings = breakscan(tmp_path, "pkg", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] == "graph-break"]  # not the recompile on `eps` (BRK510)
+    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]  # not the recompile on `eps` (BRK510)
     assert {(rule, name, line, f["status"]) for f in breaks
             for rule, name, line in located([f])} == {(*p, "confirmed") for p in PREDICTED}

@@ -56,5 +56,5 @@ def test_requires_grad_false_on_a_fresh_tensor_is_not_flagged(tmp_path: Path) ->
 def test_dynamo_confirms_which_requires_grad_calls_break(tmp_path: Path) -> None:
     write_files(tmp_path, {"vae.py": MODEL})
     findings = breakscan(tmp_path, "vae.py", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] == "graph-break"]
+    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]
     assert {(*located([f]).pop(), f["status"]) for f in breaks} == {(*p, "confirmed") for p in PREDICTED}

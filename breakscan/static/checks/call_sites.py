@@ -137,7 +137,7 @@ def _join_arguments(kinds: list[T]) -> T:
     distinct = set(kinds)
     if not kinds:
         return T.UNKNOWN
-    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ}:
+    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, T.TENSOR_MAP}:
         return kinds[0]
     if distinct <= set(TENSORISH):
         return T.TENSOR
