@@ -599,6 +599,8 @@ def _caller_inputs(file_regions: list[Region], callers: dict, regions: dict, dig
     content digests."""
     out = []
     for region in file_regions:
+        if len(region.chain) <= 1 or region.function.name == "forward":
+            continue  # a root: its parameters are not inferred from call sites in other files
         found = callers.get(region.key, ())
         others = [(c, regions[c].chain, digests.get(c[0], "")) for c in found if c[0] != region.key[0]]
         if others:

@@ -281,7 +281,7 @@ class CallSiteInference(CheckBase):
             kind = param_kind(param, is_root)
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
-                    inferred = self._inferred_params(qualname)
+                    inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
             kinds[name] = kind
         return kinds
@@ -295,7 +295,7 @@ class CallSiteInference(CheckBase):
             self._sites = CallSites(self.functions, self.source, names, methods)
         return self._sites
 
-    def _inferred_params(self, qualname: str) -> dict[str, T]:
+    def _inferred_params(self, qualname: str, project: bool = True) -> dict[str, T]:
         """Kinds of a private function's parameters, joined over every call in this module.
 
         A private function (`_name`, not dunder) that is defined once, undecorated (or a static or
@@ -308,12 +308,13 @@ class CallSiteInference(CheckBase):
 
         Any other function inside a compile region (public, or private and called from other
         files) takes the join over its traced call sites in the whole project
-        (`_infer_from_project`).
+        (`_infer_from_project`), unless `project` is False (a root of a region: `forward` or a
+        compiled function, whose parameters follow the root conventions of binding.param_kind).
         """
         if qualname in self._inferred:
             return self._inferred[qualname] or {}
         self._inferred[qualname] = None
-        found = self._infer_from_sites(qualname) or self._infer_from_project(qualname)
+        found = self._infer_from_sites(qualname) or (self._infer_from_project(qualname) if project else {})
         self._inferred[qualname] = found
         return found
 
