@@ -225,6 +225,9 @@ class RegionFinder:
         return []
 
     def _expand(self, region: Region) -> None:
+        if self.regions.get(region.key) is not region:  # followed again for another class of `self`:
+            self._expand_dispatch(region)  # only what depends on that class
+            return
         for decorator in region.function.decorators:  # Dynamo traces a project decorator's wrapper
             found = self.index.lookup_function(decorator)
             if found:
@@ -234,6 +237,19 @@ class RegionFinder:
             for mod, cls, fn in self.submodule_forwards(region.dispatch or region.cls):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
         self._expand_calls(region)
+        self._expand_properties(region)
+
+    def _expand_dispatch(self, region: Region) -> None:
+        """The calls on `self` of a function reached again with `self` of another class: its
+        submodules, `self.m()` / `super().m()` and property getters (name calls resolve the same)."""
+        if region.cls is not None:
+            for mod, cls, fn in self.submodule_forwards(region.dispatch or region.cls):
+                self._add(mod, cls, fn, region.chain + (fn.qualname,))
+        for call in region.function.calls:
+            if call.kind != "name":
+                for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
+                    self._add(mod, cls, fn, region.chain + (fn.qualname,), region.dispatch or region.cls)
+                    self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
         self._expand_properties(region)
 
     def _expand_properties(self, region: Region) -> None:
