@@ -30,7 +30,7 @@ SOURCE = textwrap.dedent('''
 
     @torch.compile
     def pad_to_multiple(x):
-        return maybe_double(x, x.sum() > 0)
+        return maybe_double(x, x.sum() > 0) + maybe_double(x, True)
 
 
     @torch.compile
@@ -65,7 +65,7 @@ def test_each_status_is_reported_where_dynamo_says(tmp_path):
     findings = {(f["line"], f["rule_id"]): f["status"] for f in json.loads(out.stdout)["findings"]}
     assert findings == {
         (9, "BRK102"): "confirmed",  # predicted and Dynamo broke there (GB0124)
-        (13, "GB0170"): "observed",  # a tensor passed as `flag` to a public function: not inferred
+        (13, "GB0170"): "observed",  # `flag` a tensor at one call, a bool at the other: not inferred
         (25, "BRK212"): "refuted",  # deepcopy of a constant dict: Dynamo traced it, no break
         (31, "BRK102"): "predicted",  # never executed by an example
     }

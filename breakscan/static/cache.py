@@ -78,7 +78,7 @@ def code_version() -> str:
     rows written by other code are foreign, even under the same version number. Read once per process."""
     here = Path(__file__).resolve().parent
     digest = hashlib.blake2b(__version__.encode(), digest_size=12)
-    for path in sorted([*here.glob("*.py"), *(here.parent / "fix").glob("*.py"), here.parent / "findings.py",
+    for path in sorted([*here.rglob("*.py"), *(here.parent / "fix").glob("*.py"), here.parent / "findings.py",
                         here.parent / "catalog.py"]):
         try:
             digest.update(path.read_bytes())

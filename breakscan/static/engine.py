@@ -300,15 +300,16 @@ def index_file(path: Path) -> FileIndex:
 
 # phase B ---------------------------------------------------------------------------------------
 def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
-               verbose: bool = False, settings: dict | None = None) -> list[Finding]:
+               verbose: bool = False, settings: dict | None = None, callers=None) -> list[Finding]:
     """Parse `path` with libcst and check its region functions. Never raises.
 
-    `settings` maps a region's key to its DynamoSettings (default: Dynamo's defaults)."""
+    `settings` maps a region's key to its DynamoSettings (default: Dynamo's defaults); `callers`
+    (checks.call_sites.ProjectCallers) the project's traced call sites, for parameter inference."""
     item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
     if isinstance(item, Finding):
         return [item]
     try:
-        findings = run_deep(_check_module, item, regions, index, rules, verbose, settings or {})
+        findings = run_deep(_check_module, item, regions, index, rules, verbose, settings or {}, callers)
     except (RecursionError, Exception) as exc:  # a bug in breakscan must not lose the rest
         detail = traceback.format_exc() if verbose else f"{type(exc).__name__}: {exc}"
         return [_error(path, 1, 1, f"internal error while checking: {detail}", INTERNAL_ERROR_RULE)]
@@ -317,24 +318,50 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
     return findings
 
 
-def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
-                  verbose: bool = False, settings: dict | None = None) -> list[Finding]:
-    from breakscan.static.checks import RegionVisitor
-    from breakscan.static.positions import Locator
+def _region_nodes(module: cst.Module, regions: list[Region]) -> tuple[dict, list[tuple[Region, cst.FunctionDef]]]:
+    """(syntax.indexed_functions of `module`, its region functions' libcst nodes with their Region)."""
     from breakscan.static.syntax import indexed_functions
 
-    functions = indexed_functions(item.module)
-    by_node: dict[int, Region] = {}
+    functions = indexed_functions(module)
     pairs: list[tuple[Region, cst.FunctionDef]] = []
     for region in regions:
         node = functions.get((region.function.qualname, region.function.occurrence))
         if node is not None:
-            by_node[id(node)] = region
             pairs.append((region, node))
+    return functions, pairs
+
+
+def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules: RuleIndex):
+    """A RegionVisitor of another file holding traced calls (`regions`: its region functions),
+    for the call-site inference of the file being checked; None if it cannot be read or parsed.
+    Runs inside run_deep already: parses with libcst directly."""
+    import libcst as cst
+
+    from breakscan.static.checks import RegionVisitor
+
+    data = read_source(Path(path))
+    if isinstance(data, Finding) or not regions:
+        return None
+    try:
+        module = cst.parse_module(data)
+    except Exception:  # the file's own check reports it
+        return None
+    functions, pairs = _region_nodes(module, regions)
+    return RegionVisitor(regions[0].module, index, {id(node): region for region, node in pairs}, rules,
+                         functions, _decode(data, module.encoding))
+
+
+def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
+                  verbose: bool = False, settings: dict | None = None, callers=None) -> list[Finding]:
+    from breakscan.static.checks import RegionVisitor
+    from breakscan.static.positions import Locator
+
+    functions, pairs = _region_nodes(item.module, regions)
+    by_node = {id(node): region for region, node in pairs}
     if not pairs:
         return []
     info = regions[0].module
-    visitor = RegionVisitor(info, index, by_node, rules, functions, item.source)
+    visitor = RegionVisitor(info, index, by_node, rules, functions, item.source, callers)
     for region, node in pairs:
         visitor.check_function(region, node)
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
@@ -438,8 +465,14 @@ def _ignore_sigint() -> None:
 
 
 def _check_one(path: Path) -> tuple[Path, list[Finding]]:
+    if "project_callers" not in _STATE:  # one per worker: it keeps the caller files it parsed
+        from breakscan.static.checks.call_sites import ProjectCallers
+
+        by_file, index, rules = _STATE["regions"], _STATE["index"], _STATE["rules"]
+        _STATE["project_callers"] = ProjectCallers(
+            _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules))
     return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
-                            _STATE["verbose"], _STATE["settings"])
+                            _STATE["verbose"], _STATE["settings"], _STATE["project_callers"])
 
 
 def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
@@ -555,9 +588,11 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     digests = {str(e.path): e.digest for e in indexed}
     todo: list[Path] = []
     keys: dict[str, str] = {}
+    callers = finder.traced_callers()
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
-                              extra=sorted((r.key, settings[r.key]) for r in file_regions)) if cache else ""
+                              extra=(sorted((r.key, settings[r.key]) for r in file_regions),
+                                     _caller_inputs(file_regions, callers, regions, digests))) if cache else ""
         hit = cache.get_findings(path_text, key) if cache else None
         if hit is not None:
             result.findings.extend(hit)
@@ -569,7 +604,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         from breakscan.static.checks import RuleIndex
 
         state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose,
-                 "settings": settings}
+                 "settings": settings, "callers": callers}
     for path, findings in (_map(_check_one, todo, jobs, state, progress) if todo else ()):
         result.findings.extend(findings)
         if cache:
@@ -588,6 +623,21 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     result.findings.sort(key=Finding.sort_key)
     result.suppressed.sort(key=Finding.sort_key)
     return result
+
+
+def _caller_inputs(file_regions: list[Region], callers: dict, regions: dict, digests: dict) -> list:
+    """What other files give a file's parameter inference (part of its cache key): for each of its
+    region functions with traced callers elsewhere, those callers, their chains and their files'
+    content digests."""
+    out = []
+    for region in file_regions:
+        if len(region.chain) <= 1 or region.function.name == "forward":
+            continue  # a root: its parameters are not inferred from call sites in other files
+        found = callers.get(region.key, ())
+        others = [(c, regions[c].chain, digests.get(c[0], "")) for c in found if c[0] != region.key[0]]
+        if others:
+            out.append((region.key, others))
+    return sorted(out)
 
 
 def _phase_a(files: list[Path], jobs: int, cache) -> list[FileIndex]:

@@ -45,6 +45,7 @@ class Region:
     cls: ClassInfo | None
     function: FunctionInfo
     chain: tuple[str, ...]  # names from the root, root first
+    dispatch: ClassInfo | None = None  # the class of `self` when a subclass of `cls` (inherited methods)
 
     @property
     def key(self) -> RegionKey:
@@ -72,6 +73,10 @@ class RegionFinder:
         self.regions: dict[RegionKey, Region] = {}
         self._queue: deque[Region] = deque()
         self._skipped: set[RegionKey] = set()  # disable(recursive=False) frames already passed through
+        self._contexts: set[tuple[RegionKey, str]] = set()  # (function, class of `self`) followed
+        # Visible calls between traced functions: callee key -> keys of the region functions
+        # whose calls (`f(x)`, `mod.f(x)`, `self.m(x)`, `super().m(x)`) reach it.
+        self.callers: dict[RegionKey, set[RegionKey]] = {}
 
     def compute(self) -> dict[RegionKey, Region]:
         """Every function Dynamo will trace, by RegionKey."""
@@ -81,11 +86,19 @@ class RegionFinder:
             self._expand(self._queue.popleft())
         return self.regions
 
-    def _add(self, module: ModuleInfo, cls: ClassInfo | None, fn: FunctionInfo, chain: tuple[str, ...]) -> None:
-        region = Region(module, cls, fn, chain)
-        if region.key in self.regions:
+    def _add(self, module: ModuleInfo, cls: ClassInfo | None, fn: FunctionInfo, chain: tuple[str, ...],
+             dispatch: ClassInfo | None = None) -> None:
+        """Add `fn` (defined in `cls`, if a method) as traced, `self` an instance of `dispatch`
+        (a subclass of `cls`; None: `cls` itself).
+
+        A function is one region (the first time it is reached), but its calls are followed once
+        per class of `self`: an inherited method's `self.m()` runs the instance's override."""
+        region = Region(module, cls, fn, chain, dispatch if dispatch is not cls else None)
+        self_cls = region.dispatch or cls
+        context = (region.key, self_cls.qualname if self_cls is not None else "")
+        if context in self._contexts:
             return
-        owner = f"{cls.qualname if cls else module.name}.{fn.name}"
+        owner = f"{module.name}.{fn.qualname}"  # where it is defined, as disable records it
         if self.index.is_untraced(owner):
             return
         if self.index.is_disabled(owner):
@@ -93,8 +106,23 @@ class RegionFinder:
                 self._skipped.add(region.key)  # its frame is skipped, its callees are frames Dynamo traces
                 self._expand_calls(region)
             return
-        self.regions[region.key] = region
+        self._contexts.add(context)
+        self.regions.setdefault(region.key, region)
         self._queue.append(region)
+
+    def traced_callers(self, max_files: int = 4) -> dict[RegionKey, tuple[RegionKey, ...]]:
+        """For each region function, the region functions whose visible calls reach it (sorted),
+        when they lie in at most `max_files` files other than its own: call-site inference
+        (checks.call_sites) parses those files too, so a function called from all over a
+        project is left to its annotations. Call after `compute`."""
+        out: dict[RegionKey, tuple[RegionKey, ...]] = {}
+        for callee, callers in self.callers.items():
+            if callee not in self.regions:
+                continue
+            others = {path for path, _, _ in callers} - {callee[0]}
+            if len(others) <= max_files:
+                out[callee] = tuple(sorted(callers))
+        return out
 
     def _roots(self, info: ModuleInfo) -> None:
         for cls, fn in info.all_functions():
@@ -105,6 +133,10 @@ class RegionFinder:
                 if _is_module_class(cls):
                     fn = cls.methods["forward"]
                     self._add(info, cls, fn, (fn.qualname,))
+                elif cls.bases:  # a module class inheriting its `forward`: calls dispatch on it
+                    found = self.index.method(cls.qualname, "forward")
+                    if found is not None and _is_module_class(found[1]):
+                        self._add(*found, (found[2].qualname,), dispatch=cls)
         for target in [*info.compile_targets, *info.example_targets]:
             self._target(info, target)
 
@@ -168,19 +200,21 @@ class RegionFinder:
         forwards = (self.index.method(q, "forward") for classes in subs.values() for q in classes)
         return [f for f in forwards if f]
 
-    def resolve_call(self, module: ModuleInfo, cls: ClassInfo | None, call: CallRef) -> list[Target]:
+    def resolve_call(self, module: ModuleInfo, cls: ClassInfo | None, call: CallRef,
+                     dispatch: ClassInfo | None = None) -> list[Target]:
         """The project functions a call made in `module` (inside a method of `cls`, if any)
         reaches: `self.m()`, a submodule's `forward` for `self.sub(x)`, `super().m()` (first
-        base that has it), or a name (resolve_name)."""
+        base that has it), or a name (resolve_name). `dispatch`: the class of `self` when it is
+        a subclass of `cls` (`self.m()` and `self.sub` are looked up on it)."""
         if call.kind == "name":
             return self.resolve_name(module.qualify(call.name))
         if cls is None:
             return []
-        if call.kind == "self":
-            found = self.index.method(cls.qualname, call.name)
+        if call.kind == "self":  # on the class of `self`: an inherited method's `self.m()` runs its override
+            found = self.index.method((dispatch or cls).qualname, call.name)
             if found:
                 return [found]
-            _, _, subs = self.index.class_attr_kinds(cls.qualname)
+            _, _, subs = self.index.class_attr_kinds((dispatch or cls).qualname)
             called = (self.instance_call(q) for q in subs.get(call.name, ()))
             return [f for f in called if f]
         if call.kind == "super":
@@ -191,23 +225,40 @@ class RegionFinder:
         return []
 
     def _expand(self, region: Region) -> None:
+        if self.regions.get(region.key) is not region:  # followed again for another class of `self`:
+            self._expand_dispatch(region)  # only what depends on that class
+            return
         for decorator in region.function.decorators:  # Dynamo traces a project decorator's wrapper
             found = self.index.lookup_function(decorator)
             if found:
                 mod, fn = found
                 self._add(mod, None, fn, region.chain + (fn.qualname,))
         if region.cls is not None:
-            for mod, cls, fn in self.submodule_forwards(region.cls):
+            for mod, cls, fn in self.submodule_forwards(region.dispatch or region.cls):
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
         self._expand_calls(region)
+        self._expand_properties(region)
+
+    def _expand_dispatch(self, region: Region) -> None:
+        """The calls on `self` of a function reached again with `self` of another class: its
+        submodules, `self.m()` / `super().m()` and property getters (name calls resolve the same)."""
+        if region.cls is not None:
+            for mod, cls, fn in self.submodule_forwards(region.dispatch or region.cls):
+                self._add(mod, cls, fn, region.chain + (fn.qualname,))
+        for call in region.function.calls:
+            if call.kind != "name":
+                for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
+                    self._add(mod, cls, fn, region.chain + (fn.qualname,), region.dispatch or region.cls)
+                    self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
         self._expand_properties(region)
 
     def _expand_properties(self, region: Region) -> None:
         """Property getters of the region's class read as `self.x` in its function."""
         for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
-            found = self.index.method(region.cls.qualname, name) if region.cls else None
+            self_cls = region.dispatch or region.cls
+            found = self.index.method(self_cls.qualname, name) if self_cls else None
             if found and PROPERTY_DECORATORS & set(found[2].decorators):
-                self._add(*found, region.chain + (found[2].qualname,))
+                self._add(*found, region.chain + (found[2].qualname,), dispatch=self_cls)
 
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
@@ -217,8 +268,12 @@ class RegionFinder:
                     arg = call.args[position] if position < len(call.args) else ""
                     for mod, cls, fn in self._resolve_argument(region, arg):
                         self._add(mod, cls, fn, region.chain + (fn.qualname,))
-            for mod, cls, fn in self.resolve_call(region.module, region.cls, call):
-                self._add(mod, cls, fn, region.chain + (fn.qualname,))
+            for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
+                # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
+                self._add(mod, cls, fn, region.chain + (fn.qualname,),
+                          (region.dispatch or region.cls) if call.kind in ("self", "super") else None)
+                if region.key in self.regions:  # a traced caller (not a skipped frame)
+                    self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
                 owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))

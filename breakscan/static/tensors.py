@@ -21,6 +21,7 @@ class T(Enum):
     TENSOR = "tensor"
     BOOL_TENSOR = "bool-tensor"  # a tensor known to hold booleans (comparisons, masks)
     TENSOR_SEQ = "tensor-seq"  # tuple/list of tensors (split, chunk, unbind)
+    TENSOR_MAP = "tensor-map"  # dict of tensors (`Dict[str, Tensor]`, `{"a": x}`): its keys are not
     SHAPE = "shape"  # torch.Size / symbolic int
     SCALAR = "scalar"  # a plain Python value
     MODULE = "module"
@@ -101,6 +102,7 @@ CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
 TENSOR_ANNOTATIONS = {"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
                       "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"}
+MAPPING_ANNOTATIONS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
 SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex", "dict", "list", "tuple",
                       "set", "Callable", "type", "Cache", "DynamicCache", "Dict", "List", "Tuple"}
 
@@ -121,6 +123,9 @@ def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
         return T.TENSOR if T.TENSOR in kinds else (kinds.pop() if len(kinds) == 1 else None)
     if isinstance(ann, cst.Subscript):
         head = (dotted_name(ann.value) or "").rsplit(".", 1)[-1]
+        if head in MAPPING_ANNOTATIONS and len(ann.slice) == 2 and isinstance(ann.slice[1].slice, cst.Index):
+            value = annotation_kind(ann.slice[1].slice.value)
+            return T.TENSOR_MAP if value is T.TENSOR else T.SCALAR
         if head == "Optional" and ann.slice:
             inner = ann.slice[0].slice
             if isinstance(inner, cst.Index):
@@ -269,9 +274,33 @@ class TypeEnv:
             # `a and b` is `a` when `a` is falsy: a tensor on one path, `b` on the other.
             a, b = self.kind(node.left), self.kind(node.right)
             return a if a == b else (a if b in (T.SCALAR, T.SHAPE) and a in TENSORISH else T.UNKNOWN)
-        if isinstance(node, (cst.Dict, cst.Set, cst.ListComp, cst.DictComp, cst.SetComp, cst.Lambda)):
+        if isinstance(node, cst.Dict):  # `{"a": x, "b": y}` of tensors: subscripts give tensors
+            values = [e.value for e in node.elements if isinstance(e, cst.DictElement)]
+            if values and len(values) == len(node.elements) and all(self.is_tensor(v) for v in values):
+                return T.TENSOR_MAP
+            return T.SCALAR
+        if isinstance(node, cst.ListComp):  # `[h * 2 for h in hs]`: a list of tensors
+            return T.TENSOR_SEQ if self._element_of(node) in TENSORISH else T.SCALAR
+        if isinstance(node, (cst.Set, cst.DictComp, cst.SetComp, cst.Lambda)):
             return T.SCALAR
         return T.UNKNOWN
+
+    def _element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
+        """The kind of a comprehension's element, its `for` targets bound in a scope of their own
+        (an element of a tensor or a list of tensors is a tensor; of `range()` a Python value)."""
+        scope = TypeEnv(self.info, parent=self)
+        clause: cst.CompFor | None = comp.for_in
+        while clause is not None:
+            it = scope.kind(clause.iter)
+            if it in (T.TENSOR_SEQ, *TENSORISH):
+                inner = T.TENSOR
+            elif isinstance(clause.iter, cst.Call) and dotted_name(clause.iter.func) == "range":
+                inner = T.SCALAR
+            else:
+                inner = T.UNKNOWN
+            scope.bind(clause.target, inner)
+            clause = clause.inner_for_in
+        return scope.kind(comp.elt)
 
     def _attribute(self, node: cst.Attribute) -> T:
         attr = node.attr.value
@@ -321,6 +350,8 @@ class TypeEnv:
                 return T.TENSOR
             if recv_kind is T.MODULE:
                 return T.TENSOR if meth == "forward" else T.UNKNOWN
+            if recv_kind is T.TENSOR_MAP:
+                return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:
                 return T.TENSOR
         name = dotted_name(func)
@@ -338,6 +369,11 @@ class TypeEnv:
             kind = self.returns(node)
             if kind is not T.UNKNOWN:
                 return kind
+        if qual in ("tuple", "list") and len(node.args) == 1 and not node.args[0].star:
+            arg = node.args[0].value
+            if isinstance(arg, (cst.GeneratorExp, cst.ListComp)):
+                return T.TENSOR_SEQ if self._element_of(arg) in TENSORISH else T.SCALAR
+            return T.TENSOR_SEQ if self.kind(arg) is T.TENSOR_SEQ else T.UNKNOWN
         if qual in PY_SHAPE_BUILTINS:
             return T.SHAPE if node.args and self.kind(node.args[0].value) in (
                 *TENSORISH, T.TENSOR_SEQ, T.SHAPE) else T.SCALAR
@@ -403,6 +439,11 @@ class TypeEnv:
 
     def _subscript(self, node: cst.Subscript) -> T:
         base = self.kind(node.value)
+        if base is T.TENSOR_MAP:
+            return T.TENSOR
+        if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
+                node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            return T.UNKNOWN  # `outputs["logits"]`: indexed by a string, a mapping (whatever was guessed)
         if base in TENSORISH:
             return base
         if base is T.TENSOR_SEQ:

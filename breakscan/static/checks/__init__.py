@@ -1,0 +1,23 @@
+"""The rule matcher: one walker over a module's compile-region code, driven by `rules/`.
+
+A rule's `[match]` table says what it matches: `calls` (qualified callee names, fnmatch globs),
+`tensor_methods` (methods called on a tensor), `logger_methods` (methods of a logger object), or
+`check` (a named structural check implemented in this package, IMPLEMENTED_CHECKS).
+
+One walker (visitor.RegionVisitor) does one pass; the checks it runs live by family:
+
+- control_flow.py: `if`/`while`/`assert` tests, `and`/`or`/`not`, `with` items;
+- calls.py: rule lookups on calls and methods, scalar conversions, sizes, hooks, `print`;
+- mutation.py: assignments to module state, `requires_grad`, rebound globals;
+- operators.py: comparisons, subscripts (mask indexing), binary operations;
+- call_sites.py: parameter kinds from call sites, return kinds of called functions;
+- binding.py: kinds of parameters, assignment targets and returns;
+- rule_index.py: the catalog's match tables; errors.py: rules at risk when a check raises.
+"""
+
+from breakscan.static.checks.errors import IMPLEMENTED_CHECKS, METHOD_CHECKS, rules_at_risk
+from breakscan.static.checks.rule_index import Hit, RuleIndex
+from breakscan.static.checks.visitor import CheckError, RegionVisitor
+
+__all__ = ["IMPLEMENTED_CHECKS", "METHOD_CHECKS", "CheckError", "Hit", "RegionVisitor", "RuleIndex",
+           "rules_at_risk"]

@@ -1,0 +1,51 @@
+"""What every check module shares: the walker's state and how a check reports a match."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.catalog import Rule
+from breakscan.static.checks.binding import Binder
+from breakscan.static.checks.rule_index import Hit, RuleIndex
+from breakscan.static.index import ModuleInfo, ProjectIndex
+from breakscan.static.regions import Region
+from breakscan.static.tensors import TypeEnv
+
+
+class CheckBase(Binder):
+    """The state of the walker (RegionVisitor, which sets it up) that its check mixins read.
+
+    `env` is the current scope's type environment and `region` the compile region being walked
+    (both None outside a region function); `_params`, `_scalar_params` and `_str_params` hold the
+    parameter names of the enclosing region functions, innermost last.
+    """
+
+    info: ModuleInfo
+    index: ProjectIndex
+    rules: RuleIndex
+    env: TypeEnv | None
+    region: Region | None
+    hits: list[Hit]
+    _root: tuple[Region, cst.FunctionDef] | None
+    _breaks: int
+    _params: list[set[str]]
+    _scalar_params: list[set[str]]
+    _str_params: list[set[str]]
+    _fresh: list[set[str]]
+
+    # emit --------------------------------------------------------------------------------
+    def _emit_check(self, check: str, node: cst.CSTNode) -> None:
+        for rule in self.rules.checks.get(check, ()):
+            self._emit(rule, node)
+
+    def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
+        assert self.region is not None
+        assert self._root is not None
+        self.hits.append(Hit(rule, node, self._root[0], self._root[1]))
+        if rule.kind.value == "graph-break":
+            self._breaks += 1
+
+    def _is_shadowed(self, name: str) -> bool:
+        """Whether a dotted name's head is a local of the function, not the imported module."""
+        head = name.split(".")[0]
+        return self.env is not None and head in self.env.names and head not in self.info.imports

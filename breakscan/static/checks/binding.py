@@ -1,0 +1,146 @@
+"""Kinds of names: of parameters (`param_kind`), of assignment targets (`Binder`), and of what a
+function returns (`ReturnCollector`). The kinds themselves are inferred by tensors.TypeEnv."""
+
+from __future__ import annotations
+
+import re
+
+import libcst as cst
+
+from breakscan.static.syntax import dotted_name
+from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_kind, join_kinds
+
+_TENSOR_NAME = re.compile(r"(^|_)(x|y|h|mask|masks|states|ids|embeds|embeddings|tensor|tensors|inputs?|"
+                          r"hidden|logits|labels|bias|weights?|scores|values|keys|query|queries|features|"
+                          r"pixel_values|input_values|probs|target|targets|grad|out|output)$")
+_SCALAR_NAME = re.compile(r"^(use_|output_|return_|has_|do_|num_|n_|max_|min_|enable_|training|"
+                          r"layer_idx|cache_position|past_key_value)")
+
+
+def _optional_param_kind(name: str) -> T:
+    """`forward(self, attention_mask=None)`: a tensor by name, a flag by name, else unknown."""
+    if _SCALAR_NAME.match(name):
+        return T.SCALAR
+    return T.TENSOR if _TENSOR_NAME.search(name) else T.UNKNOWN
+
+
+def param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
+    """A parameter's kind from its annotation and default alone (UNKNOWN when they do not say).
+
+    `is_forward_or_root`: the parameter of a compiled root or a `forward`, which Dynamo receives
+    from the caller: no annotation and no default there means a tensor (a scalar by name)."""
+    kind = annotation_kind(param.annotation.annotation if param.annotation else None)
+    if kind is not None:
+        return kind
+    if param.annotation is not None:
+        return T.UNKNOWN  # annotated with something that is not a tensor type we know
+    if is_forward_or_root and _SCALAR_NAME.match(param.name.value):
+        return T.SCALAR
+    default = param.default
+    if default is not None:
+        if isinstance(default, (cst.Integer, cst.Float, cst.SimpleString)) or (
+            isinstance(default, cst.Name) and default.value in ("True", "False")):
+            return T.SCALAR
+        if isinstance(default, cst.Name) and default.value == "None":
+            return _optional_param_kind(param.name.value) if is_forward_or_root else T.UNKNOWN
+        return T.UNKNOWN
+    return T.TENSOR if is_forward_or_root else T.UNKNOWN
+
+
+def all_params(node: cst.FunctionDef) -> list[cst.Param]:
+    """Positional-only, ordinary and keyword-only parameters, in order (no `*args`/`**kwargs`)."""
+    return [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
+
+
+class Binder:
+    """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`)."""
+
+    env: TypeEnv | None
+
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        if self.env is not None:
+            kind = self.env.kind(original_node.value)
+            elements = (self.env.element_kinds(original_node.value)
+                        if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
+                        else None)
+            for target in original_node.targets:
+                self.env.bind(target.target, kind, elements)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        if self.env is not None:
+            kind = annotation_kind(original_node.annotation.annotation)
+            if kind is None and original_node.value is not None:
+                kind = self.env.kind(original_node.value)
+            self.env.bind(original_node.target, kind or T.UNKNOWN)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        if self.env is not None and self.env.is_tensor(original_node.value):
+            self.env.bind(original_node.target, T.TENSOR)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        if self.env is not None:
+            self.env.bind(original_node.target, self.env.kind(original_node.value))
+
+    def visit_For(self, node: cst.For) -> None:
+        if self.env is None:
+            return
+        self.env.bind(node.target, self._element_kind(node.iter))
+
+    def _element_kind(self, it: cst.BaseExpression) -> T:
+        assert self.env is not None
+        kind = self.env.kind(it)
+        if kind in (T.TENSOR_SEQ, *TENSORISH):
+            return T.TENSOR
+        if kind is T.MODULE:
+            return T.MODULE
+        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+            return T.SCALAR
+        return T.UNKNOWN
+
+
+
+class ReturnCollector(Binder):
+    """The kinds a function returns: binds its body in order and records each `return`'s kind.
+
+    Nested functions, classes and lambdas are skipped; a generator's result is not its return value.
+    """
+
+    def __init__(self, env: TypeEnv) -> None:
+        self.env = env
+        self.kinds: list[T] = []
+        self.tuples: list[list[T] | None] = []  # per `return`: its tuple display's element kinds
+        self.generator = False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Yield(self, node: cst.Yield) -> bool:
+        self.generator = True
+        return False
+
+    def visit_Return(self, node: cst.Return) -> bool:
+        assert self.env is not None
+        self.kinds.append(self.env.kind(node.value) if node.value is not None else T.SCALAR)
+        self.tuples.append(self.env.element_kinds(node.value) if isinstance(node.value, cst.Tuple) else None)
+        return False
+
+    def result(self) -> T:
+        """The joined return kind (tensors.join_kinds), UNKNOWN for a generator."""
+        return T.UNKNOWN if self.generator else join_kinds(self.kinds)
+
+    def tuple_result(self) -> list[T] | None:
+        """Element-wise joined kinds when every `return` gives a tuple display of one length
+        (`return a, b`), else None (a generator, a bare `return`, another value). Falling off the
+        end is allowed: unpacking its `None` raises, so an unpacking caller never sees it."""
+        if self.generator or not self.tuples or any(t is None for t in self.tuples):
+            return None
+        lengths = {len(t) for t in self.tuples if t is not None}
+        if len(lengths) != 1:
+            return None
+        return [join_kinds([t[i] for t in self.tuples if t is not None]) for i in range(lengths.pop())]

@@ -1,0 +1,490 @@
+"""Parameter kinds from call sites, and return kinds of called functions (the values family).
+
+`CallSites` finds the calls of a module's private functions in one untyped pass, `ArgKinds` records
+the kinds of their arguments, and `CallSiteInference` (mixed into the walker, RegionVisitor) joins
+them per parameter and infers what a called function returns.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+import libcst as cst
+
+from breakscan.static.checks.base import CheckBase
+from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
+from breakscan.static.index import ClassInfo, ModuleInfo
+from breakscan.static.regions import Region, RegionKey
+from breakscan.static.syntax import dotted_name
+from breakscan.static.tensors import TENSORISH, T, TypeEnv
+from breakscan.static.walk import iter_nodes, walk
+
+def _is_private(name: str) -> bool:
+    """`_helper`, not `__init__`: a name other modules are not meant to call."""
+    return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
+
+
+# Decorators that keep a private function a plain function whose calls are all visible here.
+_TRANSPARENT_DECORATORS = {"staticmethod", "classmethod"}
+_PRIVATE_WORD = re.compile(r"\b_\w+")
+
+
+class CallSites:
+    """Calls of a module's private functions and methods, found in one untyped pass over its `def`s.
+
+    `sites[name]` lists `(call, caller key)` for `name(...)` (module functions) and
+    `sites["." + name]` for `<expr>.name(...)` (methods, whatever the receiver: a superset of the
+    calls that reach one class's method). `escaped` holds the names also used otherwise: passed or
+    stored as a value, a nested `def` of that name, or named anywhere the pass does not see
+    (module level, class bodies, strings, comments; found by counting the name in `source`).
+    """
+
+    def __init__(self, functions: dict[tuple[str, int], cst.FunctionDef], source: str | None,
+                 names: set[str], methods: set[str]) -> None:
+        """`names`: private module-level function names; `methods`: private method names;
+        `source`: the module's text (None: every name is escaped)."""
+        self.names = names
+        self.methods = methods
+        self.sites: dict[str, list[tuple[cst.Call, tuple[str, int]]]] = {}
+        self.by_caller: dict[tuple[str, int], set[int]] = {}  # caller key -> ids of its site calls
+        self.escaped: set[str] = set()
+        self._seen: dict[str, int] = {}
+        self._callees: set[int] = set()  # ids of Name nodes that are a call's callee or a def's name
+        wanted = names | methods
+        for key, node in functions.items():
+            self._key, self._root = key, node
+            walk(node, self)
+        if source is None:
+            self.escaped |= wanted
+            return
+        counts: dict[str, int] = {}
+        for word in _PRIVATE_WORD.findall(source):
+            if word in wanted:
+                counts[word] = counts.get(word, 0) + 1
+        self.escaped |= {name for name, n in counts.items() if n != self._seen.get(name, 0)}
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._callees.add(id(node.name))
+        if node is not self._root and node.name.value in self.names | self.methods:
+            self.escaped.add(node.name.value)  # a nested def shadows the module's function
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.names:
+            self.sites.setdefault(func.value, []).append((node, self._key))
+            self._callees.add(id(func))
+        elif isinstance(func, cst.Attribute) and func.attr.value in self.methods:
+            self.sites.setdefault("." + func.attr.value, []).append((node, self._key))
+            self._callees.add(id(func.attr))
+        else:
+            return
+        self.by_caller.setdefault(self._key, set()).add(id(node))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        name = node.value
+        if name in self.names or name in self.methods:
+            self._seen[name] = self._seen.get(name, 0) + 1
+            if id(node) not in self._callees:
+                self.escaped.add(name)
+
+
+class ArgKinds(Binder):
+    """Binds one caller's body in order and records the kinds of the arguments of chosen calls.
+
+    `out[id(call)]` is `[(keyword or None, kind), ...]`, or None when the call unpacks `*args` /
+    `**kwargs`. Calls inside lambdas and nested classes are not recorded (their scope is unknown
+    here); a nested `def` gets its own scope with parameters of unknown kind.
+    """
+
+    def __init__(self, env: TypeEnv, wanted: set[int],
+                 out: dict[int, list[tuple[str | None, T]] | None]) -> None:
+        self.env = env
+        self.wanted = wanted
+        self.out = out
+        self._envs: list[TypeEnv | None] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._envs.append(self.env)
+        self.env = TypeEnv(self.env.info, parent=self.env) if self.env is not None else None
+        if self.env is not None:
+            for param in all_params(node):
+                self.env.names[param.name.value] = T.UNKNOWN
+        return True
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.env = self._envs.pop()
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if id(node) in self.wanted and self.env is not None:
+            record = None if any(a.star for a in node.args) else [
+                (a.keyword.value if a.keyword is not None else None, self.env.kind(a.value))
+                for a in node.args]
+            self.out[id(node)] = record
+
+
+def _join_arguments(kinds: list[T]) -> T:
+    """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
+    everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
+    shape if any is one: `torch.div(x.size(1), w)` on them folds), else UNKNOWN. A parameter that
+    is a tensor at some calls and a Python value at others stays unknown."""
+    distinct = set(kinds)
+    if not kinds:
+        return T.UNKNOWN
+    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, T.TENSOR_MAP}:
+        return kinds[0]
+    if distinct <= set(TENSORISH):
+        return T.TENSOR
+    if distinct <= {T.SCALAR, T.SHAPE}:
+        return T.SHAPE if T.SHAPE in distinct else T.SCALAR
+    return T.UNKNOWN
+
+
+class ProjectCallers:
+    """The traced call sites of a project (RegionFinder.traced_callers) and, on demand, the
+    inference of the other files that hold them (`load(path)`: a walker of that file whose own
+    inference stays within the file, or None if it cannot be read; kept for the worker's life)."""
+
+    def __init__(self, callers: dict[RegionKey, tuple[RegionKey, ...]],
+                 load: Callable[[str], CallSiteInference | None], keep: int = 16) -> None:
+        self.callers = callers
+        self._load = load
+        self._keep = keep
+        self._visitors: dict[str, CallSiteInference | None] = {}
+
+    def visitor(self, path: str) -> CallSiteInference | None:
+        """The inference of file `path` (parsed once; the `keep` most recent are kept)."""
+        if path in self._visitors:
+            found = self._visitors.pop(path)
+        else:
+            found = self._load(path)
+            while len(self._visitors) >= self._keep:
+                self._visitors.pop(next(iter(self._visitors)))
+        self._visitors[path] = found
+        return found
+
+
+class CallSiteInference(CheckBase):
+    """The walker's type environments: a class's attributes, parameters from annotations, defaults
+    and call sites, and the return kinds of called functions of this module."""
+
+    regions: dict[int, Region]
+
+    def _init_inference(self, functions: dict[tuple[str, int], cst.FunctionDef], source: str | None,
+                        project_callers: ProjectCallers | None = None) -> None:
+        """`functions`: syntax.indexed_functions of the module; `source`: its text (None: no call
+        sites); `project_callers`: the traced call sites of the project (None: this module's only)."""
+        self.functions = functions
+        self.source = source
+        self.project_callers = project_callers
+        self._walking: set[tuple[str, int]] = set()  # callers ArgKinds is walking now (recursion)
+        self._by_path: dict[str, ModuleInfo] | None = None  # scanned modules by path (_class_at)
+        self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
+        self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
+        self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
+        self._sites: CallSites | None = None  # built on first need
+        self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
+        self._walked_callers: set[tuple[str, int]] = set()
+        self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
+
+    def _root_env(self, region: Region) -> TypeEnv:
+        return self._class_env(region.cls)
+
+    def _class_env(self, cls: ClassInfo | None) -> TypeEnv:
+        """A function scope knowing `cls`'s parameters, buffers, scalars and submodules."""
+        tensors: set[str] = set()
+        scalars: set[str] = set()
+        modules: set[str] = set()
+        if cls is not None:
+            tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
+            modules = set(subs)
+        return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
+                       returns=self._return_kind, tuple_returns=self._return_elements)
+
+    def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
+        """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""
+        func = call.func
+        if isinstance(func, cst.Name):
+            fn = self.info.functions.get(func.value)
+            return (fn.qualname, None) if fn is not None else None
+        # While ArgKinds walks a caller, `self` is that caller's class; else the region's.
+        cls = self._dispatch[-1] if self._dispatch else (self.region.cls if self.region is not None else None)
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
+                and cls is not None):
+            found = self.index.method(cls.qualname, func.attr.value)
+            if found is not None and found[0].name == self.info.name:
+                return found[2].qualname, found[1]
+        return None
+
+    def _return_kind(self, call: cst.Call) -> T:
+        """The joined kind of what a called function of this module returns (UNKNOWN if recursive)."""
+        return self._returns_of(call)[0]
+
+    def _return_elements(self, call: cst.Call) -> list[T] | None:
+        """The element kinds of the tuple a called function of this module always returns, or None
+        (`a, b = self._split(x)` binds `a` and `b` one by one)."""
+        return self._returns_of(call)[1]
+
+    def _returns_of(self, call: cst.Call) -> tuple[T, list[T] | None]:
+        """(joined kind, tuple element kinds) of what a called function of this module returns.
+
+        Memoized. Its parameters take only what their annotations and defaults say, not the kinds
+        of their call sites: a call site's arguments may depend on this very return (`n, i =
+        self._f(x)` then `self._g(n)`), and a cycle would leave those unknown for good.
+        """
+        callee = self._callee(call)
+        if callee is None:
+            return T.UNKNOWN, None
+        qualname, cls = callee
+        if qualname in self._returns:
+            return self._returns[qualname] or T.UNKNOWN, self._tuple_returns.get(qualname)
+        node = self.functions.get((qualname, 0))
+        if node is None or (qualname, 1) in self.functions:  # redefined: which one runs is unknown
+            return T.UNKNOWN, None
+        self._returns[qualname] = None
+        env = self._class_env(cls)
+        env.names.update(self._param_kinds(node, None, cls is not None, False))
+        collector = ReturnCollector(env)
+        walk(node.body, collector)
+        kind, elements = collector.result(), collector.tuple_result()
+        self._returns[qualname] = kind
+        self._tuple_returns[qualname] = elements
+        return kind, elements
+
+    def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
+        assert self.env is not None
+        is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
+        qualname = region.function.qualname if region is not None else None  # nested defs: no call sites
+        self.env.names.update(self._param_kinds(
+            node, qualname, region is not None and region.cls is not None, is_root))
+
+    def _param_kinds(self, node: cst.FunctionDef, qualname: str | None, has_self: bool,
+                     is_root: bool) -> dict[str, T]:
+        """Kinds of a function's parameters (`self`/`cls` first when `has_self` is left out).
+
+        From annotations and defaults (`binding.param_kind`); a parameter that leaves unknown and has no
+        annotation takes the kinds passed at its call sites in this module (`_inferred_params`),
+        when `qualname` names the function.
+        """
+        kinds: dict[str, T] = {}
+        inferred: dict[str, T] | None = None
+        for i, param in enumerate(all_params(node)):
+            name = param.name.value
+            if i == 0 and has_self and name in ("self", "cls"):
+                continue
+            kind = param_kind(param, is_root)
+            if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
+                if inferred is None:
+                    inferred = self._inferred_params(qualname, project=not is_root)
+                kind = inferred.get(name, T.UNKNOWN)
+            kinds[name] = kind
+        return kinds
+
+    # call-site parameter inference ----------------------------------------------------------
+    def _call_sites(self) -> CallSites:
+        """This module's private call sites (built once, on first need)."""
+        if self._sites is None:
+            names = {name for name in self.info.functions if _is_private(name)}
+            methods = {name for cls in self.info.classes.values() for name in cls.methods if _is_private(name)}
+            self._sites = CallSites(self.functions, self.source, names, methods)
+        return self._sites
+
+    def _inferred_params(self, qualname: str, project: bool = True) -> dict[str, T]:
+        """Kinds of a private function's parameters, joined over every call in this module.
+
+        A private function (`_name`, not dunder) that is defined once, undecorated (or a static or
+        class method), never used other than by a call (CallSites.escaped) and called at least once
+        here: each parameter every call passes, positionally or by keyword, gets the join of the
+        argument kinds (`_join_arguments`: one tensor kind, or Python values and shapes; a mix is
+        unknown). A call that unpacks `*args`/`**kwargs`, or that lies where ArgKinds cannot see it,
+        leaves every parameter unknown. Memoized; {} while being inferred (recursion). The region
+        walk treats these parameters, like every parameter, as inputs of the graph (`_computes`).
+
+        Any other function inside a compile region (public, or private and called from other
+        files) takes the join over its traced call sites in the whole project
+        (`_infer_from_project`), unless `project` is False (a root of a region: `forward` or a
+        compiled function, whose parameters follow the root conventions of binding.param_kind).
+        """
+        if qualname in self._inferred:
+            return self._inferred[qualname] or {}
+        self._inferred[qualname] = None
+        found = self._infer_from_sites(qualname) or (self._infer_from_project(qualname) if project else {})
+        self._inferred[qualname] = found
+        return found
+
+    def _infer_from_sites(self, qualname: str) -> dict[str, T]:
+        node = self.functions.get((qualname, 0))
+        if node is None or (qualname, 1) in self.functions or not _is_private(node.name.value):
+            return {}
+        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators}
+        if not decorators <= _TRANSPARENT_DECORATORS:
+            return {}
+        name = node.name.value
+        sites = self._call_sites()
+        calls = sites.sites.get("." + name if "." in qualname else name)
+        if not calls or name in sites.escaped:
+            return {}
+        found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
+        for call, caller in calls:
+            args = self._site_arguments(call, caller)
+            if args is None:
+                return {}
+            found.append((call, args))
+        return self._join_sites(node, qualname, decorators, found)
+
+    def _join_sites(self, node: cst.FunctionDef, qualname: str, decorators: set[str | None],
+                    sites: list[tuple[cst.Call, list[tuple[str | None, T]]]]) -> dict[str, T]:
+        """Parameter kinds of `node` joined over its call sites `(call, argument kinds)`: a parameter
+        every call passes (positionally, after the bound `self`/`cls`, or by keyword) takes
+        `_join_arguments` of what they pass; the others stay unknown."""
+        is_method = "." in qualname
+        positional = [*node.params.posonly_params, *node.params.params]
+        by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
+        passed: dict[str, list[T]] = {p.name.value: [] for p in all_params(node)}
+        for call, args in sites:
+            skip = 0
+            if is_method and "staticmethod" not in decorators:
+                recv = call.func.value if isinstance(call.func, cst.Attribute) else None
+                unbound = (isinstance(recv, cst.Name) and recv.value in self.info.classes
+                           and "classmethod" not in decorators)  # `Class._m(obj, x)`
+                skip = 0 if unbound else 1
+            values = [kind for keyword, kind in args if keyword is None]
+            for i, param in enumerate(positional[skip:]):
+                if i < len(values):
+                    passed[param.name.value].append(values[i])
+            for keyword, kind in args:
+                if keyword is not None and keyword in by_keyword:
+                    passed[keyword].append(kind)
+        # A parameter some call does not pass (its default, or an error) stays unknown.
+        joined = {param: _join_arguments(kinds) for param, kinds in passed.items() if len(kinds) == len(sites)}
+        return {param: kind for param, kind in joined.items() if kind is not T.UNKNOWN}
+
+    def _site_arguments(self, call: cst.Call, caller: tuple[str, int]) -> list[tuple[str | None, T]] | None:
+        """The argument kinds of one call site (ArgKinds), walking its caller once; None if unknown
+        (a call ArgKinds does not see, or one in a caller being walked: recursion)."""
+        if caller not in self._walked_callers:
+            self._walked_callers.add(caller)
+            self._walk_caller(caller)
+        return self._arg_kinds.get(id(call))
+
+    def _calls_to(self, caller: tuple[str, int], target: RegionKey) -> list[tuple[cst.Call, list]] | None:
+        """The calls in `caller` (a `def` of this module) that reach the function `target`, with
+        their argument kinds; None when one is not seen (in a lambda or class body, `*args`, a
+        caller being walked: recursion) or none is found (the index and the tree disagree)."""
+        node = self.functions.get(caller)
+        if node is None or caller in self._walking:
+            return None
+        head = caller[0].rpartition(".")[0]
+        cls = self.info.classes.get(head) if head else None
+        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target)]
+        missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
+        if missing:
+            self._walk_caller(caller, missing)
+        found = [(c, self._arg_kinds.get(id(c))) for c in calls]
+        if not found or any(args is None for _, args in found):
+            return None
+        return found  # type: ignore[return-value]
+
+    def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey) -> bool:
+        """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
+        `mod.f(x)` through this module's imports, or `self.m(x)` through `cls` and its bases."""
+        func = call.func
+        last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if last is None or last != target[1].rsplit(".", 1)[-1]:
+            return False
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            if cls is None:
+                return False
+            found = self.index.method(cls.qualname, last)
+            if found is not None and (str(found[0].path), found[2].qualname) == target[:2]:
+                return True
+            # An override in a subclass: `self` may be an instance of it (RegionFinder's dispatch).
+            owner = self._class_at(target[0], target[1].rpartition(".")[0])
+            return owner is not None and self._inherits(owner, cls.qualname)
+        name = dotted_name(func)
+        hit = self.index.lookup_function(self.info.qualify(name)) if name else None
+        return hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target
+
+    def _class_at(self, path: str, name: str) -> ClassInfo | None:
+        """The class `name` defined in the scanned file `path`, if any."""
+        if not name:
+            return None
+        if self._by_path is None:  # built on first need: most files never ask
+            self._by_path = {str(module.path): module for module in self.index.modules.values()}
+        module = self._by_path.get(path)
+        return module.classes.get(name) if module is not None else None
+
+    def _inherits(self, cls: ClassInfo, base: str, depth: int = 0) -> bool:
+        """Whether project class `cls` derives from the class qualified `base` (through project classes)."""
+        if depth > 20:
+            return False
+        for name in cls.bases:
+            if name == base:
+                return True
+            found = self.index.lookup_class(name)
+            if found is not None and (found[1].qualname == base or self._inherits(found[1], base, depth + 1)):
+                return True
+        return False
+
+    def _infer_from_project(self, qualname: str) -> dict[str, T]:
+        """Parameter kinds of a function inside a compile region, joined over its traced call sites
+        in the whole project (ProjectCallers: calls in region functions that reach it, this file's
+        and other files'). Dynamo inlines each such call with the values it passes, so a tensor
+        passed at every one of them is a tensor in the body. Unknown (nothing inferred) when the
+        function is redefined or decorated (other than `staticmethod`/`classmethod`), when it has
+        no traced call site (RegionFinder.traced_callers leaves out functions called from many
+        files), and when any
+        call site is not seen or passes `*args`/`**kwargs`. Calls the index cannot see (the
+        function passed as a value, called by code outside the project) are not joined: a
+        prediction from the visible traced calls still holds for them."""
+        node = self.functions.get((qualname, 0))
+        if self.project_callers is None or node is None or (qualname, 1) in self.functions:
+            return {}
+        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators}
+        if not decorators <= _TRANSPARENT_DECORATORS:
+            return {}
+        target = (str(self.info.path), qualname, 0)
+        callers = self.project_callers.callers.get(target)
+        if not callers:
+            return {}
+        found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
+        for path, caller, occurrence in callers:
+            if path == target[0]:
+                sites = self._calls_to((caller, occurrence), target)
+            else:
+                other = self.project_callers.visitor(path)
+                sites = other._calls_to((caller, occurrence), target) if other is not None else None
+            if sites is None:
+                return {}
+            found += sites
+        return self._join_sites(node, qualname, decorators, found)
+
+    def _walk_caller(self, key: tuple[str, int], wanted: set[int] | None = None) -> None:
+        """Record the argument kinds of the private calls (or of the calls `wanted`) in one module-
+        or class-level `def`, with the same parameter kinds the region walk gives it (its own
+        call sites included)."""
+        node = self.functions[key]
+        qualname = key[0]
+        head, _, _ = qualname.rpartition(".")
+        cls = self.info.classes.get(head) if head else None
+        region = self.regions.get(id(node))
+        is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
+        env = self._class_env(cls)
+        env.names.update(self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root))
+        if wanted is None:
+            wanted = self._call_sites().by_caller.get(key, set())
+        self._dispatch.append(cls)
+        self._walking.add(key)
+        try:
+            walk(node.body, ArgKinds(env, wanted, self._arg_kinds))
+        finally:
+            self._dispatch.pop()
+            self._walking.discard(key)

@@ -1,0 +1,165 @@
+"""Checks on calls: the catalog's `calls`, `tensor_methods` and `logger_methods` rules, scalar
+conversions of tensors, tensor sizes, hooks, `print`, and calls of functions Dynamo does not trace."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.static.checks.base import CheckBase
+from breakscan.static.syntax import dotted_name
+from breakscan.static.tensors import T
+
+SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
+                      "operator.index"}
+SIZE_METHODS = {"narrow", "new_zeros", "new_ones", "new_empty", "new_full", "view", "reshape", "expand",
+                "repeat", "tile", "unflatten"}
+SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.rand", "torch.randn",
+                  "torch.randint", "torch.arange", "torch.linspace", "torch.eye",
+                  # NumPy is traced as torch under Dynamo: a tensor size breaks the same way (GB0033)
+                  "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange",
+                  "numpy.linspace", "numpy.eye"}
+HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
+                "register_full_backward_pre_hook", "register_backward_hook",
+                "register_module_forward_hook"}
+LOGGER_NAMES = {"logger", "log", "_logger", "LOGGER", "_LOGGER", "logging"}
+
+# `.item()`, `.tolist()`... exist on tensors (and NumPy arrays, which Dynamo also traces as
+# tensors), not on Python containers: they match a receiver of unknown type too.
+DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_select", "argwhere",
+                              "requires_grad_"}
+
+
+class CallChecks(CheckBase):
+    """`visit_Call`: rule lookups by callee and by method, and the structural checks on calls."""
+
+    # calls -------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.region is None or self.env is None:
+            return
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            meth = func.attr.value
+            if meth == "requires_grad_" and self._clears_fresh_grad(node):
+                return
+            if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
+                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) is T.UNKNOWN)):
+                for rule in self.rules.tensor_methods[meth]:
+                    self._emit(rule, node)
+                return
+            if meth in self.rules.logger_methods and self._is_logger(func.value):
+                for rule in self.rules.logger_methods[meth]:
+                    self._emit(rule, node)
+                return
+            if meth in SIZE_METHODS and self.env.is_tensor(func.value):
+                self._size_arguments(node)
+            if meth in HOOK_METHODS and self._is_module_receiver(func.value):
+                self._emit_check("hook-in-forward", node)
+        name = dotted_name(func)
+        if name is None:
+            return
+        qual = self.info.qualify(name)
+        if self._is_shadowed(name):
+            return
+        if not (qual == "print" and self._reordered_print(node)):
+            for rule in self.rules.rules_for_call(qual):
+                self._emit(rule, node)
+        args = [a.value for a in node.args if not a.keyword and not a.star]
+        if qual in SIZE_FACTORIES:
+            self._size_arguments(node)
+        if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
+            self._emit_check("scalar-conversion", node)
+        elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
+            self._emit_check("tensor-str", node)
+        elif qual == "range" and any(self.env.is_tensor(a) for a in args):
+            self._emit_check("tensor-range", node)
+        elif qual == "next" and args and self._is_passed_in(args[0]):
+            self._emit_check("next-on-argument", node)
+        elif qual == "torch.where" and len(args) == 1 and not any(a.keyword for a in node.args):
+            self._emit_check("where-one-arg", node)
+        elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
+                and args[1].evaluated_value == "requires_grad":
+            self._emit_check("requires-grad-set", node)
+        if self._calls_disabled(func, qual):
+            self._emit_check("disabled-call", node)
+
+    def _clears_fresh_grad(self, node: cst.Call) -> bool:
+        """`t.requires_grad_(False)` on a local made here without grad (`torch.randn_like(z)`,
+        `y.detach()`): a no-op Dynamo traces (checked on 2.13; on an input or a parameter that
+        requires grad it breaks, GB0125, and so does `requires_grad_(True)` on anything)."""
+        recv = node.func.value  # type: ignore[attr-defined]
+        if not (isinstance(recv, cst.Name) and self._fresh and recv.value in self._fresh[-1]):
+            return False
+        args = [a for a in node.args if not a.star]
+        return (len(args) == 1 and isinstance(args[0].value, cst.Name) and args[0].value.value == "False"
+                and (args[0].keyword is None or args[0].keyword.value == "requires_grad"))
+
+    def _reordered_print(self, node: cst.Call) -> bool:
+        """A `print` Dynamo records and makes after the graph instead of breaking: the module
+        adds `print` to `torch._dynamo.config.reorderable_logging_functions`, and the call has
+        positional arguments that are not a `torch.Size` or a module (those are refused:
+        "attempted to reorder a debugging function that can't actually be reordered", checked
+        on 2.13). See breakscan.fix.rewrites.reorder_print."""
+        if not self._reorders_print or self.env is None:
+            return False
+        if any(a.keyword is not None or a.star for a in node.args):
+            return False
+        values = [a.value for a in node.args]
+        for arg in node.args:
+            if isinstance(arg.value, cst.FormattedString):
+                values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
+        return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
+
+    def _size_arguments(self, node: cst.Call) -> None:
+        assert self.env is not None
+        for arg in node.args:
+            if arg.keyword is not None or arg.star:
+                continue
+            # A size given as one tuple or list (`torch.zeros((n, d))`) is checked element by element.
+            values = ([e.value for e in arg.value.elements if not isinstance(e, cst.StarredElement)]
+                      if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value])
+            # Only a size computed in this graph breaks; an input of the graph is a size Dynamo
+            # reads at entry (checked on 2.13 with backend "eager"; Inductor fails on both, GB0219).
+            if any(self.env.is_tensor(v) and self._computes(v) for v in values):
+                self._emit_check("tensor-size-argument", node)
+                return
+
+    def _is_logger(self, recv: cst.BaseExpression) -> bool:
+        name = dotted_name(recv)
+        if name is None:
+            return False
+        last = name.rsplit(".", 1)[-1]
+        if last in LOGGER_NAMES:
+            return name != "logging" or self.info.qualify("logging") == "logging"
+        return self.info.module_vars.get(name, "").endswith(("getLogger", "get_logger"))
+
+    def _calls_disabled(self, func: cst.BaseExpression, qual: str) -> bool:
+        if self.index.is_disabled(qual):
+            return True
+        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                and func.value.value == "self" and self.region is not None and self.region.cls):
+            found = self.index.method(self.region.cls.qualname, func.attr.value)
+            owner = found[1].qualname if found else self.region.cls.qualname  # else `self.sub = disable(Sub())`
+            subs = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(func.attr.value, ())
+            return self.index.is_disabled(f"{owner}.{func.attr.value}") or any(
+                self.index.is_disabled(f"{q}.forward") for q in subs)  # an instance of a disabled class
+        return False
+
+    def _is_passed_in(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name):
+            return bool(self._params) and expr.value in self._params[-1]
+        return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
+                and expr.value.value == "self")
+
+    def _is_module_receiver(self, expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.Name) and expr.value == "self":
+            return True
+        if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+            return True
+        return self.env is not None and self.env.kind(expr) is T.MODULE
+
+# Which checks each visit_ method runs (errors.rules_at_risk adds the catalog's call rules).
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {
+    "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
+                   "requires-grad-set", "disabled-call", "hook-in-forward", "tensor-size-argument",
+                   "where-one-arg"),
+}

@@ -1,0 +1,139 @@
+"""Checks on what decides control flow: `if`/`while`/conditional-expression tests, `assert`,
+`and`/`or`/`not` operands (BRK101 and its kin), and `with` items (context managers)."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.static.checks.base import CheckBase
+from breakscan.static.syntax import compiling_guard, dotted_name
+from breakscan.static.tensors import TENSORISH
+from breakscan.static.walk import walk
+
+LOCK_FACTORIES = {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition",
+                  "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
+
+_METADATA_ATTRS = {"dtype", "device", "is_cuda", "training", "requires_grad", "is_meta", "is_cpu"}
+
+
+def _is_metadata_condition(expr: cst.BaseExpression) -> bool:
+    """A test on dtype/device/training...: what follows it in `and`/`or` may never run."""
+    for node in (expr.left, *(c.comparator for c in expr.comparisons)) if isinstance(expr, cst.Comparison) else (expr,):
+        if isinstance(node, cst.Attribute) and node.attr.value in _METADATA_ATTRS:
+            return True
+    if isinstance(expr, cst.BooleanOperation):
+        return _is_metadata_condition(expr.left) or _is_metadata_condition(expr.right)
+    return False
+
+
+def _is_string_literal(expr: cst.BaseExpression) -> bool:
+    """A plain string constant (`"msg"`, `"a" "b"`): not an f-string or any other expression."""
+    if isinstance(expr, cst.SimpleString):
+        return True
+    if isinstance(expr, cst.ConcatenatedString):
+        return _is_string_literal(expr.left) and _is_string_literal(expr.right)
+    return False
+
+
+class ControlFlowChecks(CheckBase):
+    """Tests whose truth a tensor would decide (a graph break), and the `with` statement."""
+
+    # traced-branch pruning -----------------------------------------------------------------
+    def visit_If(self, node: cst.If) -> bool:
+        if self.region is None:
+            return True
+        known = compiling_guard(self.info, node.test, self.index.compiling_helpers)
+        if known is None:
+            self._check_test(node.test)
+            return True
+        if known:
+            walk(node.body, self)
+        elif node.orelse is not None:
+            walk(node.orelse, self)
+        return False
+
+    def visit_While(self, node: cst.While) -> None:
+        if self.region is not None:
+            self._check_test(node.test)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        if self.region is not None:
+            self._check_test(node.test)
+
+    def visit_Assert(self, node: cst.Assert) -> bool:
+        # Dynamo 2.13 turns `assert <tensor>` into a traced check, but only with no message or a
+        # constant string: any other message (an f-string, `"..." + str(n)`) makes it branch on the
+        # tensor (GB0170). The test itself runs as anywhere: `.item()`, `int(t)`, a list comparison
+        # holding a tensor break there too. The message runs only when the assert fails.
+        if self.region is not None and self.env is not None:
+            if node.msg is not None and not _is_string_literal(node.msg) and self.env.is_tensor(node.test):
+                self._emit_check("tensor-branch", node.test)
+            walk(node.test, self)
+        return False
+
+    def visit_UnaryOperation(self, node: cst.UnaryOperation) -> None:
+        if id(node) in self._conditional:
+            return
+        if self.region is not None and isinstance(node.operator, cst.Not):
+            self._check_test(node.expression)
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        if self.region is not None and id(node) not in self._test_nodes:
+            self._check_test(node.left)  # the left operand's truth decides short-circuiting
+
+    def _check_test(self, test: cst.BaseExpression) -> None:
+        assert self.env is not None
+        if isinstance(test, cst.BooleanOperation):
+            self._test_nodes.add(id(test))
+            self._check_test(test.left)
+            if _is_metadata_condition(test.left):  # the right side runs only for some configs
+                self._conditional.add(id(test.right))
+            else:
+                self._check_test(test.right)
+            return
+        if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+            return  # visit_UnaryOperation checks the operand
+        if isinstance(test, cst.Attribute) and test.attr.value == "training":
+            self._emit_check("training-branch", test)
+        elif isinstance(test, cst.Comparison) and self._compares_str_param(test):
+            self._emit_check("string-argument", test)
+        elif self.env.is_tensor(test):
+            self._emit_check("tensor-branch", test)
+
+    def _compares_str_param(self, test: cst.Comparison) -> bool:
+        if not self._str_params or not self._str_params[-1] or len(test.comparisons) != 1:
+            return False
+        op = test.comparisons[0].operator
+        right = test.comparisons[0].comparator
+        if not isinstance(op, (cst.Equal, cst.NotEqual, cst.In, cst.NotIn)):
+            return False
+        names = self._str_params[-1]
+        return (isinstance(test.left, cst.Name) and test.left.value in names
+                and isinstance(right, (cst.SimpleString, cst.Tuple, cst.List, cst.Set)))
+
+    def visit_WithItem(self, node: cst.WithItem) -> None:
+        if self.region is None:
+            return
+        expr = node.item
+        if isinstance(expr, cst.Call):
+            name = dotted_name(expr.func)
+            if name and self.info.qualify(name) in {"open", "io.open"} | LOCK_FACTORIES:
+                self._emit_check("unsupported-context-manager", node)
+            return
+        name = dotted_name(expr)
+        if name is None:
+            return
+        if self.info.module_vars.get(name, "") in LOCK_FACTORIES:
+            self._emit_check("unsupported-context-manager", node)
+        elif isinstance(expr, cst.Name) and self._params and expr.value in self._params[-1] \
+                and self.env is not None and self.env.lookup(expr.value) not in TENSORISH:
+            self._emit_check("unsupported-context-manager", node)
+
+
+# Which checks each visit_ method runs (errors.rules_at_risk).
+_BRANCH = ("tensor-branch", "training-branch", "string-argument")
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {
+    "visit_If": _BRANCH, "visit_While": _BRANCH, "visit_IfExp": _BRANCH,
+    "visit_UnaryOperation": _BRANCH, "visit_BooleanOperation": _BRANCH,
+    "visit_Assert": ("tensor-branch",), "visit_WithItem": ("unsupported-context-manager",),
+}

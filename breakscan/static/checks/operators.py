@@ -1,0 +1,111 @@
+"""Checks on operators: comparisons (lists holding a tensor, `data_ptr()`), indexing by a boolean
+mask, `%` formatting of a tensor, and scalar parameters of a compiled root meeting tensors."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.static.checks.base import CheckBase
+from breakscan.static.syntax import dotted_name
+from breakscan.static.tensors import TENSORISH, T
+
+
+class OperatorChecks(CheckBase):
+    """Comparisons, subscripts and binary operations."""
+
+    def _data_ptr_operands(self, operands: list[cst.BaseExpression]) -> None:
+        for operand in operands:
+            if (isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute)
+                    and operand.func.attr.value == "data_ptr" and self.env is not None
+                    and self.env.kind(operand.func.value) in (*TENSORISH, T.UNKNOWN)):
+                self._emit_check("data-ptr-use", operand)
+
+    def visit_Comparison(self, node: cst.Comparison) -> None:
+        if self.region is not None:
+            self._data_ptr_operands([node.left, *(c.comparator for c in node.comparisons)])
+            self._sequence_compare(node)
+        if self.region is not None and self._scalar_params and self._scalar_params[-1]:
+            operands = [node.left] + [c.comparator for c in node.comparisons]
+            if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
+                self._emit_check("scalar-argument", node)
+
+    def _sequence_compare(self, node: cst.Comparison) -> None:
+        """`list(x.size()) == [b, n, d]` with `n` a tensor (BRK109).
+
+        Python compares lists and tuples element by element and needs each result's truth; a
+        tensor element gives a tensor, which Dynamo cannot turn into a constant: it breaks the
+        graph with GB6622 (`list_richcompare_nonconst`; checked on 2.13 for `==` and `!=`, lists,
+        tuples and `torch.Size`, in asserts, `if` tests and assignments, graph input or not).
+        """
+        if self.env is None:
+            return
+        operands = [node.left, *(c.comparator for c in node.comparisons)]
+        for i, comparison in enumerate(node.comparisons):
+            if not isinstance(comparison.operator, (cst.Equal, cst.NotEqual)):
+                continue
+            a, b = operands[i], operands[i + 1]
+            if (self._holds_tensor(a) and self._is_sequence(b)) or (self._holds_tensor(b) and self._is_sequence(a)):
+                self._emit_check("tensor-sequence-compare", node)
+                return
+
+    def _display(self, expr: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+        """Elements of a list or tuple display, also inside `list(...)` / `tuple(...)`; else None."""
+        if (isinstance(expr, cst.Call) and len(expr.args) == 1 and not expr.args[0].keyword
+                and not expr.args[0].star and isinstance(expr.func, cst.Name)
+                and expr.func.value in ("list", "tuple") and not self._is_shadowed(expr.func.value)):
+            expr = expr.args[0].value
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return [e.value for e in expr.elements if not isinstance(e, cst.StarredElement)]
+        return None
+
+    def _holds_tensor(self, expr: cst.BaseExpression) -> bool:
+        assert self.env is not None
+        elements = self._display(expr)
+        return elements is not None and any(self.env.is_tensor(e) for e in elements)
+
+    def _is_sequence(self, expr: cst.BaseExpression) -> bool:
+        """A list, tuple or `torch.Size`: a display, `list(...)`/`tuple(...)`, `x.shape`, `x.size()`."""
+        assert self.env is not None
+        if isinstance(expr, (cst.Tuple, cst.List)):
+            return True
+        if isinstance(expr, cst.Call):
+            func = expr.func
+            if isinstance(func, cst.Name) and func.value in ("list", "tuple") and not self._is_shadowed(func.value):
+                return True
+            if isinstance(func, cst.Attribute) and func.attr.value == "size" and not expr.args:
+                return self.env.is_tensor(func.value)
+            name = dotted_name(func)
+            return name is not None and self.info.qualify(name) == "torch.Size"
+        return (isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
+                and self.env.is_tensor(expr.value))
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if (self.region is None or self.env is None or id(node) in self._stores
+                or not self.env.is_tensor(node.value)):
+            return
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index) and self.env.kind(element.slice.value) is T.BOOL_TENSOR:
+                self._emit_check("mask-index", node)
+                return
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if self.region is not None:
+            self._data_ptr_operands([node.left, node.right])
+        if self.region is not None and self.env is not None and self._scalar_params and self._scalar_params[-1]:
+            for a, b in ((node.left, node.right), (node.right, node.left)):
+                if isinstance(a, cst.Name) and a.value in self._scalar_params[-1] and self.env.is_tensor(b):
+                    self._emit_check("scalar-argument", node)
+                    break
+        if (self.region is not None and self.env is not None and isinstance(node.operator, cst.Modulo)
+                and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))
+                and (self.env.is_tensor(node.right) or (
+                    isinstance(node.right, cst.Tuple)
+                    and any(self.env.is_tensor(e.value) for e in node.right.elements)))):
+            self._emit_check("tensor-percent-format", node)
+
+
+# Which checks each visit_ method runs (errors.rules_at_risk).
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {
+    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use"),
+    "visit_Subscript": ("mask-index",),
+    "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
+}

@@ -1,0 +1,52 @@
+"""The catalog's `[match]` tables indexed for the walker, and what a match records (`Hit`)."""
+
+from __future__ import annotations
+
+import fnmatch
+from dataclasses import dataclass
+
+import libcst as cst
+
+from breakscan.catalog import Rule
+from breakscan.static.regions import Region
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule matched at a node, before positions are resolved."""
+
+    rule: Rule
+    node: cst.CSTNode
+    region: Region  # the region function being walked (the node lies inside it)
+    function: cst.FunctionDef  # that function's libcst node
+
+
+class RuleIndex:
+    """The catalog's `[match]` tables, indexed for the visitor."""
+
+    def __init__(self, rules: list[Rule]) -> None:
+        self.calls: list[tuple[str, Rule]] = []
+        self.tensor_methods: dict[str, list[Rule]] = {}
+        self.logger_methods: dict[str, list[Rule]] = {}
+        self.checks: dict[str, list[Rule]] = {}
+        self._call_memo: dict[str, list[Rule]] = {}
+        self.fixable = frozenset(r.id for r in rules if r.autofix is not None)  # rules with a rewrite
+        for rule in rules:
+            match = rule.match
+            for pattern in match.get("calls", ()):
+                self.calls.append((pattern, rule))
+            for meth in match.get("tensor_methods", ()):
+                self.tensor_methods.setdefault(meth, []).append(rule)
+            for meth in match.get("logger_methods", ()):
+                self.logger_methods.setdefault(meth, []).append(rule)
+            if "check" in match:
+                self.checks.setdefault(match["check"], []).append(rule)
+
+    def rules_for_call(self, qualname: str) -> list[Rule]:
+        """Rules whose `calls` patterns match a qualified callee name (memoized per name)."""
+        found = self._call_memo.get(qualname)
+        if found is None:
+            found = self._call_memo[qualname] = [
+                rule for pattern, rule in self.calls
+                if qualname == pattern or fnmatch.fnmatchcase(qualname, pattern)]
+        return found

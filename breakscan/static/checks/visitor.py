@@ -1,0 +1,211 @@
+"""The walker: one libcst pass over a module's compile-region functions, running every check.
+
+RegionVisitor combines the check families (one mixin per module of this package) and keeps the
+walk's scopes: a type environment per function, the region being walked, its parameters, and which
+locals hold a tensor computed in the current graph (BRK108).
+"""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+
+import libcst as cst
+
+from breakscan.static.checks.binding import all_params
+from breakscan.static.checks.call_sites import CallSiteInference, ProjectCallers
+from breakscan.static.checks.calls import CallChecks
+from breakscan.static.checks.control_flow import ControlFlowChecks
+from breakscan.static.checks.mutation import MutationChecks
+from breakscan.static.checks.operators import OperatorChecks
+from breakscan.static.checks.rule_index import Hit, RuleIndex
+from breakscan.static.index import ModuleInfo, ProjectIndex
+from breakscan.static.regions import Region
+from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
+from breakscan.static.walk import walk
+
+
+@dataclass(frozen=True)
+class CheckError:
+    """A visit_/leave_ method of RegionVisitor that raised on a node (breakscan's own bug)."""
+
+    method: str
+    node: cst.CSTNode
+    root: object  # what check_function was walking (its region function)
+    exc: Exception
+    traceback: str
+
+
+class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorChecks, CallSiteInference):
+    """Visits one module; checks only code inside region functions (see regions.py)."""
+
+    def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
+                 rules: RuleIndex,
+                 functions: dict[tuple[str, int], cst.FunctionDef] | None = None,
+                 source: str | None = None, project_callers: ProjectCallers | None = None) -> None:
+        """`regions` maps `id()` of this module's libcst FunctionDefs to their Region;
+        `functions` (syntax.indexed_functions) lets calls to this module's functions and methods
+        take their return kinds; `source` is the module's text (CallSites: without it no
+        parameter is inferred from call sites); `project_callers` the traced call sites of the
+        project (without it parameters are inferred from this module's calls only)."""
+        self._init_inference(functions or {}, source, project_callers)
+        self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
+        self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
+        self._breaks = 0  # graph-break hits emitted so far
+        self.info = info
+        self.index = index
+        self.regions = regions
+        self.rules = rules
+        self.hits: list[Hit] = []
+        self.errors: list[CheckError] = []  # visit_/leave_ methods that raised (see on_error)
+        self.env: TypeEnv | None = None
+        self.region: Region | None = None
+        self._stack: list[tuple[TypeEnv | None, Region | None]] = []
+        # The module makes `print` reorderable (breakscan --fix's BRK201 rewrite): no break.
+        self._reorders_print = bool(source) and any(
+            info.qualify(m.group("alias")) == "torch" for m in REORDERABLE_PRINT.finditer(source or ""))
+        self._test_nodes: set[int] = set()
+        self._conditional: set[int] = set()  # operands behind a dtype/device/training test
+        self._root: tuple[Region, cst.FunctionDef] | None = None  # what `check_function` walks
+        self._stores: set[int] = set()  # subscripts that are assignment targets
+        self._params: list[set[str]] = []  # parameter names of enclosing region functions
+        self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
+        self._str_params: list[set[str]] = []  # str parameters of compiled roots
+
+    def check_function(self, region: Region, node: cst.FunctionDef) -> None:
+        """Walk one region function (nested functions included)."""
+        self._root = (region, node)
+        walk(node, self)
+        self._root = None
+
+    # scopes ------------------------------------------------------------------------------
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        self._stack.append((self.env, self.region))
+        self._computed.append({})
+        self._fresh.append(set())
+        region = self.regions.get(id(node))
+        if region is not None:
+            self.region = region
+            self.env = self._root_env(region)
+            self._bind_params(node, region)
+        elif self.region is not None and self.env is not None:  # nested def inside a region
+            self.env = TypeEnv(self.info, parent=self.env)
+            self._bind_params(node, None)
+        else:
+            self.env, self.region = None, None
+            return True
+        self._note_params(node, region)
+        return True
+
+    def _note_params(self, node: cst.FunctionDef, region: Region | None) -> None:
+        params = all_params(node)
+        names = {p.name.value for p in params} - {"self", "cls"}
+        scalars: set[str] = set()
+        strings: set[str] = set()
+        if region is not None and len(region.chain) <= 1 and node.name.value != "forward":
+            for p in params:
+                ann = p.annotation.annotation if p.annotation else None
+                ann_name = dotted_name(ann) if ann is not None else None
+                if ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float)):
+                    scalars.add(p.name.value)
+                if ann_name == "str" or isinstance(p.default, cst.SimpleString):
+                    strings.add(p.name.value)
+        self._params.append(names)
+        self._scalar_params.append(scalars)
+        self._str_params.append(strings)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.env, self.region = self._stack.pop()
+        self._computed.pop()
+        self._fresh.pop()
+        if self._params:
+            self._params.pop()
+            self._scalar_params.pop()
+            self._str_params.pop()
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return self.region is not None
+
+    # tensors computed in the current graph (BRK108) --------------------------------------------
+    def leave_Assign(self, original_node: cst.Assign) -> None:
+        super().leave_Assign(original_node)
+        for target in original_node.targets:
+            self._track(target.target, original_node.value)
+
+    def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
+        super().leave_AnnAssign(original_node)
+        self._track(original_node.target, original_node.value)
+
+    def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
+        super().leave_AugAssign(original_node)
+        self._track(original_node.target, None, augmented=True)
+
+    def leave_NamedExpr(self, original_node: cst.NamedExpr) -> None:
+        super().leave_NamedExpr(original_node)
+        self._track(original_node.target, original_node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        super().visit_For(node)
+        self._track(node.target, None)
+
+    def _track(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
+               augmented: bool = False) -> None:
+        """Note which local names now hold a tensor computed in the current graph (`_computes`)."""
+        if not self._computed or self.env is None:
+            return
+        if isinstance(target, cst.Name):
+            name = target.value
+            if self.env.lookup(name) in TENSORISH and (augmented or (value is not None and self._computes(value))):
+                self._computed[-1][name] = self._breaks
+            else:
+                self._computed[-1].pop(name, None)
+            if value is not None and not augmented and self._is_fresh(value):
+                self._fresh[-1].add(name)
+            else:
+                self._fresh[-1].discard(name)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            pairs = (isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements)
+                     and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)))
+            for i, element in enumerate(target.elements):
+                inner = value.elements[i].value if pairs else value  # type: ignore[union-attr]
+                self._track(element.value, inner, augmented)
+
+    def _is_fresh(self, value: cst.BaseExpression) -> bool:
+        """A tensor that does not require grad, made here: a torch factory call (`torch.zeros`,
+        `torch.randn_like`...) without `requires_grad=`, or `.detach()` of anything."""
+        if not isinstance(value, cst.Call):
+            return False
+        func = value.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not value.args:
+            return True
+        name = dotted_name(func)
+        qual = self.info.qualify(name) if name else ""
+        return ((qual in TORCH_FACTORIES or (qual.startswith("torch.") and qual.endswith("_like")))
+                and not any(a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args))
+
+    def _computes(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a tensor computed in the graph being traced, not one of its inputs.
+
+        Facts from Dynamo 2.13 (backend "eager"): a 0-d tensor that is an input of the graph (a
+        parameter of the compiled frame, a buffer, a value computed before a graph break, which
+        the resumed graph receives) can be a size with no break; one computed in the graph breaks
+        there (GB0033). So a parameter, an attribute (`self.count`) and a plain alias do not count;
+        an operation does (`n + 0`, `x.size(-1) - n`, `lengths.max()`, `lengths[0]`), and so does a
+        local assigned from one with no graph break predicted between (RegionVisitor._breaks). A call
+        of a function of this module does not: a break inside it would make its result an input.
+        """
+        if isinstance(expr, cst.Name):
+            at = self._computed[-1].get(expr.value) if self._computed else None
+            return at is not None and at == self._breaks
+        if isinstance(expr, (cst.Attribute, cst.Tuple, cst.List)):
+            return False
+        return not (isinstance(expr, cst.Call) and self._callee(expr) is not None)
+
+    # internal errors -----------------------------------------------------------------------
+    def on_error(self, method: str, node: cst.CSTNode, exc: Exception) -> None:
+        """walk() calls this when a visit_/leave_ method raises: record it, the walk goes on.
+
+        engine.py turns each record into a BRK900 finding naming the method and its rules.
+        """
+        self.errors.append(CheckError(method, node, self._root, exc, traceback.format_exc()))
