@@ -13,7 +13,8 @@ import pathspec
 _PATTERN = "gitignore" if "gitignore" in pathspec.util._registered_patterns else "gitwildmatch"
 
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox",
-                    "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache")
+                    "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                    ".ipynb_checkpoints")  # Jupyter's autosaved copies of notebooks
 
 
 class MissingPathError(FileNotFoundError):
@@ -31,7 +32,8 @@ def _gitignore(root: Path) -> pathspec.PathSpec | None:
 
 def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[str] = (),
                       respect_gitignore: bool = True) -> Iterator[Path]:
-    """Yield absolute paths of `.py`/`.pyi` files under `paths`, sorted within each directory.
+    """Yield absolute paths of `.py`/`.pyi` files and `.ipynb` notebooks under `paths`, sorted
+    within each directory.
 
     A file named explicitly is always yielded (even if excluded), as ruff and mypy do.
     `exclude` holds gitignore-style patterns relative to `root`. Symlink loops are cut by
@@ -88,7 +90,7 @@ def _walk(top: Path, root: Path, user_spec, git_spec, seen: set[Path]) -> Iterat
             and not _excluded(here / d, root, (user_spec, git_spec), True)
         )
         for name in sorted(filenames):
-            if not (name.endswith(".py") or name.endswith(".pyi")):
+            if not name.endswith((".py", ".pyi", ".ipynb")):  # notebooks: their code cells (breakscan.notebook)
                 continue
             path = here / name
             if path in seen or _excluded(path, root, (user_spec, git_spec), False) or _special(path):
