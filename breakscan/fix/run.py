@@ -51,10 +51,10 @@ def fix_paths(paths: list[Path], config: Config, catalog: dict[str, Rule], *, ro
 
             findings = baseline.apply(report, known).kept
         fixes = plan_fixes(attach_rewrites(findings, catalog, [*report.findings, *report.suppressed]), unsafe)
+        fixes = [fix for fix in fixes if write_fix(fix)]  # a notebook edit leaving its cell: none
         if not fixes:
             break
         for fix in fixes:
-            write_fix(fix)
             done = outcome.files.setdefault(fix.path, FileFix(fix.path, fix.old, fix.new))
             done.new = fix.new
             done.applied += fix.applied
