@@ -1,0 +1,208 @@
+"""`%load_ext breakscan`: the `%%breakscan` cell magic, the dynamic pass inside a Jupyter kernel.
+
+`%%breakscan` runs its cell in the kernel, with the kernel's objects, under Dynamo in default
+mode with the eager backend (`torch.compile(fn, backend="eager")`: every graph break is seen,
+no Inductor compile is paid), then prints the graph breaks, recompiles and guard failures as
+the terminal report does, and leaves the kernel as it was for later cells.
+
+What is compiled: the cell's body, as the body of one function whose globals are the kernel's
+namespace (`get_ipython().user_ns`), called once with no arguments. The function returns its
+`locals()`, which go back into the namespace after the call, so the names the cell binds are
+there for later cells as after a plain cell (not `global` declarations: Dynamo then fails to
+load such a name after a graph break, GB0354, torch 2.13); the value of a last expression is
+the magic's result (IPython shows it as `Out[n]`). Functions the cell defines are traced when
+it calls them; those of earlier cells too, but their file is IPython's and not shown as yours. IPython syntax in the
+cell (line magics, `!ls`) is turned into Python by IPython's own transformer first. The
+function's source is written to a temporary file (`cell_N.py`, N the execution count) so that
+Dynamo's messages, tracebacks and the report's code frames can show its lines; the file's
+line numbers are the cell's own. A `yield` or `return` at the top of a cell is refused.
+
+Restored after the cell, whatever happened in it: `torch._dynamo.config` from a deep copy taken
+before (the cell's own `torch._dynamo.config.X = v`, and `reorderable_logging_functions.add`,
+are undone: a copy kept by reference would share those sets), Dynamo's caches
+(`torch._dynamo.reset()`: no compiled code, guards or recompile counts reach a later cell), and
+the torch loggers' levels, handlers and artifact settings (`torch._logging`) that the capture
+changed. The collection and parsing are the dynamic pass's own (breakscan.dynamic.probe's
+Collector and EntryRun, breakscan.dynamic.runner's build_result), run in this process.
+"""
+
+from __future__ import annotations
+
+import ast
+import atexit
+import copy
+import logging
+import shutil
+import tempfile
+import warnings
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+CELL_FUNCTION = "__breakscan_cell__"
+_LOGGERS = ("torch", "torch._dynamo", "torch._inductor", "torch._dynamo.convert_frame", "torch.__trace")
+_CELL_DIR: list[Path] = []
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """Register `%%breakscan` with `ipython` (an IPython InteractiveShell); `%load_ext breakscan` calls it."""
+    ipython.register_magic_function(_magic(ipython), magic_kind="cell", magic_name="breakscan")
+
+
+def _magic(ipython: Any):
+    def breakscan(line: str, cell: str) -> Any:
+        """Run the cell under Dynamo (default mode, eager backend) and print its graph breaks,
+        recompiles and guard failures; the kernel's Dynamo state and config are restored after."""
+        return run_cell(ipython, cell)
+
+    return breakscan
+
+
+def run_cell(ipython: Any, cell: str, *, console: Any = None) -> Any:
+    """Run `cell` in `ipython`'s namespace under Dynamo and print the report on `console`
+    (a rich Console; default: one on stdout). Returns the value of the cell's last expression.
+
+    Raises SyntaxError for a cell that is not Python once IPython has transformed it; an
+    exception raised by the cell's code is reported (BRK902) and then raised again, as a plain
+    cell would raise it.
+    """
+    import torch
+
+    source = ipython.transform_cell(cell)
+    count = getattr(ipython, "execution_count", 0) or 0
+    fn, path = _cell_function(source, ipython.user_ns, count)
+    with _restored_dynamo(torch):
+        result, records, error = _capture(torch, fn, path, ipython.user_ns)
+    _print(records, path, console)
+    if error is not None:
+        raise error
+    return result
+
+
+def cell_dir() -> Path:
+    """The temporary directory holding the cells' sources for this kernel (removed at exit)."""
+    if not _CELL_DIR:
+        _CELL_DIR.append(Path(tempfile.mkdtemp(prefix="breakscan-cells-")))
+        atexit.register(shutil.rmtree, _CELL_DIR[0], True)
+    return _CELL_DIR[0]
+
+
+def _cell_function(source: str, namespace: dict, count: int) -> tuple[Any, Path]:
+    """The cell's body as a function of `namespace` (see the module docstring), and its file."""
+    tree = ast.parse(source)
+    body = list(tree.body) or [ast.Pass()]
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return, ast.Await)) and _top_level(node, body):
+            raise SyntaxError("%%breakscan: a cell with a top-level return, yield or await cannot run as a function")
+    last = body[-1]
+    value: ast.expr = ast.Constant(value=None)
+    if isinstance(last, ast.Expr):
+        value = body.pop().value
+    # `return (value, locals())`: the cell's names go back to the namespace after the call
+    # (assigning them as globals inside the traced frame trips Dynamo after a graph break:
+    # GB0354 "failed to find name in frame builtins", measured on torch 2.13).
+    env = ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])
+    body.append(ast.copy_location(ast.Return(value=ast.Tuple(elts=[value, env], ctx=ast.Load())), last))
+    func = ast.FunctionDef(name=CELL_FUNCTION, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
+                                                                    kw_defaults=[], defaults=[]),
+                           body=body, decorator_list=[], returns=None, type_params=[])
+    func = ast.copy_location(func, body[0])
+    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
+    path = cell_dir() / f"cell_{count}.py"
+    path.write_text(source, encoding="utf-8")  # the cell's lines, at the line numbers the code has
+    scope: dict = {}
+    exec(compile(module, str(path), "exec"), namespace, scope)  # noqa: S102 - the user's own cell
+    return scope[CELL_FUNCTION], path
+
+
+def _top_level(node: ast.AST, body: list[ast.stmt]) -> bool:
+    """Whether `node` is in the cell's own code, not in a function or class it defines."""
+    nested = [n for stmt in body for n in ast.walk(stmt)
+              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))]
+    return not any(node in ast.walk(n) for n in nested if n is not node)
+
+
+@contextmanager
+def _restored_dynamo(torch: Any) -> Iterator[None]:
+    """Dynamo's config (from a deep copy), caches and the torch loggers as they were."""
+    from torch._logging import _internal
+
+    settings = copy.deepcopy(torch._dynamo.config.get_config_copy())
+    log_state = copy.deepcopy(_internal.log_state.__dict__)
+    loggers = {name: (lg.level, list(lg.handlers), lg.propagate)
+               for name, lg in ((n, logging.getLogger(n)) for n in _LOGGERS)}
+    torch._dynamo.reset()  # the cell starts from no compiled code, as `breakscan` runs do
+    try:
+        yield
+    finally:
+        torch._dynamo.reset()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
+            torch._dynamo.config.load_config(copy.deepcopy(settings))
+        _internal.log_state.__dict__.update(log_state)
+        for name, (level, handlers, propagate) in loggers.items():
+            lg = logging.getLogger(name)
+            lg.handlers[:] = handlers
+            lg.setLevel(level)
+            lg.propagate = propagate
+        _internal._init_logs()  # the loggers' artifact settings as `log_state` now says
+
+
+class _Records:
+    """The probe's result writer, in memory."""
+
+    def __init__(self) -> None:
+        self.records: list[dict[str, Any]] = []
+
+    def write(self, record: dict[str, Any]) -> None:
+        self.records.append(record)
+
+
+def _capture(torch: Any, fn: Any, path: Path, namespace: dict) -> tuple[Any, list[dict[str, Any]], BaseException | None]:
+    """Call `fn` once under Dynamo with the dynamic pass's capture, its names bound into
+    `namespace`: (the cell's value, the records, the exception it raised or None)."""
+    from breakscan.dynamic import probe
+
+    writer = _Records()
+    writer.write({"type": "start", "torch_version": torch.__version__, "device": "kernel"})
+    collector = probe.install_capture(torch, writer)
+    name = f"{path.name}:{CELL_FUNCTION}"
+    writer.write({"type": "entry_start", "entry": name, "path": str(path), "line": 1,
+                  "call_path": str(path), "call_line": 1})
+    collector.begin(name)
+    run = probe.EntryRun(torch, fn, name, (str(path), 1), "eager")
+    collector.on_break = run.on_break
+    result, error = None, None
+    run.first, collector.call, collector.active = ((), {}), 1, True
+    try:
+        result, bound = run.compiled()
+        namespace.update(bound)
+        run.calls = 1
+    except Exception as exc:  # the cell's own error: reported, then raised as a plain cell would
+        run.raised, error = True, exc
+        probe.error_record(writer, name, "call", exc, "BRK902", 1)
+    finally:
+        collector.active = False
+    run.finish(collector, writer)
+    collector.on_break = None
+    writer.write({"type": "done", "index": 0})
+    return result, writer.records, error
+
+
+def _print(records: list[dict[str, Any]], path: Path, console: Any) -> None:
+    """The report of `records` as `breakscan` prints it in a terminal."""
+    from rich.console import Console
+
+    from breakscan import __version__
+    from breakscan.catalog import load_catalog
+    from breakscan.dynamic.runner import ChildOutcome, build_result
+    from breakscan.findings import Report
+    from breakscan.report.terminal import print_report
+
+    root = path.parent  # the cell's own file is "your code"; paths show as `cell_N.py`
+    result = build_result(records, ChildOutcome(returncode=0, timed_out=False, seconds=0.0), target=path,
+                          project_root=root, timeout=0.0)
+    report = Report(root=root, findings=result.findings, files_scanned=0, entries=result.entries,
+                    torch_version=result.torch_version, dynamic_ran=True, device="kernel",
+                    tool_version=__version__)
+    print_report(report, load_catalog(), console or Console(), quiet=False)
