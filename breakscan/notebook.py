@@ -100,11 +100,13 @@ def python_lines(source: str) -> list[str]:
     continued = False
     for line in lines:
         stripped = line.lstrip()
-        if continued or _is_ipython_line(stripped):
-            out.append(line[: len(line) - len(stripped)] + "pass" if stripped else "")
-            continued = line.rstrip().endswith("\\")
+        if continued:  # a backslash continuation of an IPython line: blank (its `pass` is above)
+            out.append("")
+        elif _is_ipython_line(stripped):
+            out.append(line[: len(line) - len(stripped)] + "pass")
         else:
             out.append(line)
+        continued = (continued or _is_ipython_line(stripped)) and line.rstrip().endswith("\\")
     return out
 
 
