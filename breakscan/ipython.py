@@ -6,16 +6,19 @@ no Inductor compile is paid), then prints the graph breaks, recompiles and guard
 the terminal report does, and leaves the kernel as it was for later cells.
 
 What is compiled: the cell's body, as the body of one function whose globals are the kernel's
-namespace (`get_ipython().user_ns`), called once with no arguments. The function returns its
-`locals()`, which go back into the namespace after the call, so the names the cell binds are
-there for later cells as after a plain cell (not `global` declarations: Dynamo then fails to
-load such a name after a graph break, GB0354, torch 2.13); the value of a last expression is
-the magic's result (IPython shows it as `Out[n]`). Functions the cell defines are traced when
+namespace (`get_ipython().user_ns`), called once. Each name the cell binds at its top level is
+a keyword parameter, passed its value in the namespace (so `x = x + 1` reads the earlier `x`),
+and comes back in the function's return value, to go back into the namespace after the call:
+later cells see the cell's names as after a plain cell. (Not `global` declarations: Dynamo
+fails to load such a name after a graph break, GB0354; not `locals()`: after a break it holds
+only the names still live; both measured on torch 2.13.) Functions the cell defines close over
+the cell's names rather than read them as globals. The value of a last expression is the
+magic's result (IPython shows it as `Out[n]`). Functions the cell defines are traced when
 it calls them; those of earlier cells too, but their file is IPython's and not shown as yours. IPython syntax in the
 cell (line magics, `!ls`) is turned into Python by IPython's own transformer first. The
-function's source is written to a temporary file (`cell_N.py`, N the execution count) so that
-Dynamo's messages, tracebacks and the report's code frames can show its lines; the file's
-line numbers are the cell's own. A `yield` or `return` at the top of a cell is refused.
+function's source is written to a temporary file (`cell_N.py`, N the cell's `In [N]` number) so
+that Dynamo's messages, tracebacks and the report's code frames can show its lines; its line
+numbers are the cell's own, the `%%breakscan` line being line 1. A `yield` or `return` at the top of a cell is refused.
 
 Restored after the cell, whatever happened in it: `torch._dynamo.config` from a deep copy taken
 before (the cell's own `torch._dynamo.config.X = v`, and `reorderable_logging_functions.add`,
@@ -34,8 +37,10 @@ import copy
 import logging
 import shutil
 import tempfile
+import sys
 import warnings
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -69,11 +74,13 @@ def run_cell(ipython: Any, cell: str, *, console: Any = None) -> Any:
     import torch
 
     source = ipython.transform_cell(cell)
-    count = getattr(ipython, "execution_count", 0) or 0
-    fn, path = _cell_function(source, ipython.user_ns, count)
+    # The In[N] number the user sees: IPython 9 counts `execution_count` up before running a cell
+    # and shows `displayhook.prompt_count`; IPython 8's `prompt_count` is `execution_count`.
+    count = getattr(getattr(ipython, "displayhook", None), "prompt_count", None) or ipython.execution_count
+    cell_fn = _cell_function(source, ipython.user_ns, count)
     with _restored_dynamo(torch):
-        result, records, error = _capture(torch, fn, path, ipython.user_ns)
-    _print(records, path, console)
+        result, records, error = _capture(torch, cell_fn, ipython.user_ns)
+    _print(records, cell_fn.path, console)
     if error is not None:
         raise error
     return result
@@ -87,32 +94,70 @@ def cell_dir() -> Path:
     return _CELL_DIR[0]
 
 
-def _cell_function(source: str, namespace: dict, count: int) -> tuple[Any, Path]:
+class _Unset:
+    """The value of a cell's name that neither the namespace nor the cell has given a value."""
+
+    def __repr__(self) -> str:
+        return "<unset: %%breakscan>"
+
+
+UNSET = _Unset()
+
+
+@dataclass
+class CellFunction:
+    """The cell as a function: call `fn(**arguments)`; it returns (the cell's value, the values
+    of `names` after it), which `bind` puts back into the namespace."""
+
+    fn: Any
+    names: list[str]
+    arguments: dict[str, Any]
+    path: Path
+
+    def bind(self, values: tuple, namespace: dict) -> None:
+        """Put the cell's names back into `namespace`, as a plain cell leaves them."""
+        for name, value in zip(self.names, values):
+            if value is not UNSET:
+                namespace[name] = value
+
+
+def _cell_function(source: str, namespace: dict, count: int) -> CellFunction:
     """The cell's body as a function of `namespace` (see the module docstring), and its file."""
     tree = ast.parse(source)
+    ast.increment_lineno(tree, 1)  # line 1 is the `%%breakscan` line: lines count as the cell shows them
     body = list(tree.body) or [ast.Pass()]
     for node in ast.walk(ast.Module(body=body, type_ignores=[])):
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return, ast.Await)) and _top_level(node, body):
             raise SyntaxError("%%breakscan: a cell with a top-level return, yield or await cannot run as a function")
+    names = _bound_names(body)
     last = body[-1]
     value: ast.expr = ast.Constant(value=None)
     if isinstance(last, ast.Expr):
         value = body.pop().value
-    # `return (value, locals())`: the cell's names go back to the namespace after the call
-    # (assigning them as globals inside the traced frame trips Dynamo after a graph break:
-    # GB0354 "failed to find name in frame builtins", measured on torch 2.13).
-    env = ast.Call(func=ast.Name(id="locals", ctx=ast.Load()), args=[], keywords=[])
-    body.append(ast.copy_location(ast.Return(value=ast.Tuple(elts=[value, env], ctx=ast.Load())), last))
-    func = ast.FunctionDef(name=CELL_FUNCTION, args=ast.arguments(posonlyargs=[], args=[], kwonlyargs=[],
-                                                                    kw_defaults=[], defaults=[]),
-                           body=body, decorator_list=[], returns=None, type_params=[])
-    func = ast.copy_location(func, body[0])
-    module = ast.fix_missing_locations(ast.Module(body=[func], type_ignores=[]))
+    bound = ast.Tuple(elts=[ast.Name(id=n, ctx=ast.Load()) for n in names], ctx=ast.Load())
+    body.append(ast.copy_location(ast.Return(value=ast.Tuple(elts=[value, bound], ctx=ast.Load())), last))
+    module = ast.fix_missing_locations(ast.Module(body=[_function(body, names)], type_ignores=[]))
     path = cell_dir() / f"cell_{count}.py"
-    path.write_text(source, encoding="utf-8")  # the cell's lines, at the line numbers the code has
+    path.write_text(f"# %%breakscan\n{source}", encoding="utf-8")  # the cell's lines, as numbered in the code
     scope: dict = {}
     exec(compile(module, str(path), "exec"), namespace, scope)  # noqa: S102 - the user's own cell
-    return scope[CELL_FUNCTION], path
+    return CellFunction(scope[CELL_FUNCTION], names, {n: namespace.get(n, UNSET) for n in names}, path)
+
+
+def _function(body: list[ast.stmt], params: list[str]) -> ast.FunctionDef:
+    """`def __breakscan_cell__(*, params): body`, located at the cell's first statement."""
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[ast.arg(arg=n) for n in params],
+                              kw_defaults=[None] * len(params), defaults=[])
+    extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
+    func = ast.FunctionDef(name=CELL_FUNCTION, args=arguments, body=body, decorator_list=[], returns=None, **extra)
+    return ast.copy_location(func, body[0])
+
+
+def _bound_names(body: list[ast.stmt]) -> list[str]:
+    """The names the cell binds at its top level: its function's locals (CPython's compiler)."""
+    probe = ast.fix_missing_locations(ast.Module(body=[_function(copy.deepcopy(body), [])], type_ignores=[]))
+    code = next(c for c in compile(probe, "<breakscan-cell>", "exec").co_consts if hasattr(c, "co_varnames"))
+    return sorted(set(code.co_varnames) | set(code.co_cellvars))
 
 
 def _top_level(node: ast.AST, body: list[ast.stmt]) -> bool:
@@ -140,12 +185,12 @@ def _restored_dynamo(torch: Any) -> Iterator[None]:
             warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
             torch._dynamo.config.load_config(copy.deepcopy(settings))
         _internal.log_state.__dict__.update(log_state)
-        for name, (level, handlers, propagate) in loggers.items():
+        _internal._init_logs()  # the artifact loggers (graph breaks, recompiles) as `log_state` says
+        for name, (level, handlers, propagate) in loggers.items():  # and the very handlers of before
             lg = logging.getLogger(name)
             lg.handlers[:] = handlers
             lg.setLevel(level)
             lg.propagate = propagate
-        _internal._init_logs()  # the loggers' artifact settings as `log_state` now says
 
 
 class _Records:
@@ -158,11 +203,12 @@ class _Records:
         self.records.append(record)
 
 
-def _capture(torch: Any, fn: Any, path: Path, namespace: dict) -> tuple[Any, list[dict[str, Any]], BaseException | None]:
+def _capture(torch: Any, cell: CellFunction, namespace: dict) -> tuple[Any, list[dict[str, Any]], BaseException | None]:
     """Call `fn` once under Dynamo with the dynamic pass's capture, its names bound into
     `namespace`: (the cell's value, the records, the exception it raised or None)."""
     from breakscan.dynamic import probe
 
+    fn, path = cell.fn, cell.path
     writer = _Records()
     writer.write({"type": "start", "torch_version": torch.__version__, "device": "kernel"})
     collector = probe.install_capture(torch, writer)
@@ -175,8 +221,8 @@ def _capture(torch: Any, fn: Any, path: Path, namespace: dict) -> tuple[Any, lis
     result, error = None, None
     run.first, collector.call, collector.active = ((), {}), 1, True
     try:
-        result, bound = run.compiled()
-        namespace.update(bound)
+        result, values = run.compiled(**cell.arguments)
+        cell.bind(values, namespace)
         run.calls = 1
     except Exception as exc:  # the cell's own error: reported, then raised as a plain cell would
         run.raised, error = True, exc
