@@ -13,7 +13,9 @@ later cells see the cell's names as after a plain cell. (Not `global` declaratio
 fails to load such a name after a graph break, GB0354; not `locals()`: after a break it holds
 only the names still live; both measured on torch 2.13.) Functions the cell defines close over
 the cell's names rather than read them as globals. The value of a last expression is the
-magic's result (IPython shows it as `Out[n]`). Functions the cell defines are traced when
+magic's result (IPython shows it as `Out[n]`). The cell runs exactly once: the dynamic pass's
+`fullgraph=True` check is made only where it needs no second call (no break: captured whole;
+a break `fullgraph=True` would also stop at: not captured), else it is left unknown. Functions the cell defines are traced when
 it calls them; those of earlier cells too, but their file is IPython's and not shown as yours. IPython syntax in the
 cell (line magics, `!ls`) is turned into Python by IPython's own transformer first. The
 function's source is written to a temporary file (`cell_N.py`, N the cell's `In [N]` number) so
@@ -216,10 +218,10 @@ def _capture(torch: Any, cell: CellFunction, namespace: dict) -> tuple[Any, list
     writer.write({"type": "entry_start", "entry": name, "path": str(path), "line": 1,
                   "call_path": str(path), "call_line": 1})
     collector.begin(name)
-    run = probe.EntryRun(torch, fn, name, (str(path), 1), "eager")
+    run = probe.EntryRun(torch, fn, name, (str(path), 1), "eager", fullgraph_rerun=False)
     collector.on_break = run.on_break
     result, error = None, None
-    run.first, collector.call, collector.active = ((), {}), 1, True
+    run.first, collector.call, collector.active = ((), cell.arguments), 1, True
     try:
         result, values = run.compiled(**cell.arguments)
         cell.bind(values, namespace)
@@ -245,7 +247,9 @@ def _print(records: list[dict[str, Any]], path: Path, console: Any) -> None:
     from breakscan.findings import Report
     from breakscan.report.terminal import print_report
 
-    root = path.parent  # the cell's own file is "your code"; paths show as `cell_N.py`
+    # "Your code": this cell's file and those of earlier cells, which ipykernel writes under the
+    # same temporary directory (`ipykernel_PID/HASH.py`); torch and installed packages are not.
+    root = Path(tempfile.gettempdir())
     result = build_result(records, ChildOutcome(returncode=0, timed_out=False, seconds=0.0), target=path,
                           project_root=root, timeout=0.0)
     report = Report(root=root, findings=result.findings, files_scanned=0, entries=result.entries,

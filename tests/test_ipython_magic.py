@@ -34,11 +34,12 @@ def run(ip, cell: str):
 
 
 def test_cell_with_an_item_break_prints_it_at_the_cells_line(shell, capsys):
-    run(shell, "def helper(x):\n    return x * 2\ncount = 1").raise_error()  # an earlier cell's objects
+    run(shell, "def helper(x):\n    return x * 2\ncount = 1\nruns = []").raise_error()  # an earlier cell's objects
     result = run(shell, "%%breakscan\ndef scale(x):\n    return x * x.sum().item()\n"
-                        "y = helper(scale(torch.ones(3)))\ncount = count + 1\ny.sum()")
+                        "y = helper(scale(torch.ones(3)))\ncount = count + 1\nruns.append(1)\ny.sum()")
     result.raise_error()
     assert shell.user_ns["count"] == 2  # the cell read the earlier `count` and left its own
+    assert shell.user_ns["runs"] == [1]  # run once: no second call for a fullgraph check
     out = capsys.readouterr().out
     number = re.search(r"Out\[(\d+)\]", out).group(1)  # the cell's In [N] number
     # `x.sum().item()`, line 3 of the cell as Jupyter numbers it (line 1: `%%breakscan`)

@@ -178,3 +178,15 @@ def test_module_lines_map_back_to_cells_counting_markdown_cells():
     module = to_module(nb)
     assert module.source == "a = 1\nb = 2\nc = 3\n"
     assert [module.cell_at(n) for n in (1, 2, 3)] == [(2, 1), (2, 2), (5, 1)]
+
+
+def test_dynamic_pass_names_the_notebooks_it_does_not_run(tmp_path):
+    cells = [new_code_cell("import torch"), new_code_cell("def h(x):\n    return x.tolist()"),
+             new_code_cell("def breakscan_examples():\n    yield h, (torch.ones(2),)")]
+    write_notebook(tmp_path / "ex.ipynb", cells)
+    out = subprocess.run([BREAKSCAN, "ex.ipynb", "-f", "json"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)
+    data = json.loads(out.stdout)
+    assert not data["dynamic_ran"]
+    assert [(f["rule_id"], f["status"], f["cell"]) for f in data["findings"]] == [("BRK103", "predicted", 2)]
+    assert "dynamic pass skipped for 1 notebook(s) defining breakscan_examples() (ex.ipynb)" in out.stderr
