@@ -214,7 +214,7 @@ def _capture(torch: Any, cell: CellFunction, namespace: dict) -> tuple[Any, list
     writer = _Records()
     writer.write({"type": "start", "torch_version": torch.__version__, "device": "kernel"})
     collector = probe.install_capture(torch, writer)
-    name = f"{path.name}:{CELL_FUNCTION}"
+    name = f"{path}:{CELL_FUNCTION}"
     writer.write({"type": "entry_start", "entry": name, "path": str(path), "line": 1,
                   "call_path": str(path), "call_line": 1})
     collector.begin(name)

@@ -8,6 +8,7 @@ A missing or unreadable file has no lines; callers degrade gracefully.
 from __future__ import annotations
 
 import io
+import linecache
 import tokenize
 from pathlib import Path
 
@@ -23,7 +24,9 @@ def read_lines(path: str | Path) -> list[str] | None:
     try:
         raw = Path(path).read_bytes()
     except OSError:
-        return None
+        # Code IPython holds in memory (a Jupyter kernel's earlier cells, for `%%breakscan`).
+        cached = linecache.getlines(str(path))
+        return [line.rstrip("\r\n") for line in cached] if cached else None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
     except SyntaxError:  # a bad coding cookie
