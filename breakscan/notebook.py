@@ -224,11 +224,10 @@ def _in_cell(module: NotebookModule, e) -> tuple[Cell, object] | None:
     from breakscan.findings import Edit
 
     insertion = (e.line, e.column) == (e.end_line, e.end_column)
-    for k, cell in enumerate(module.cells):
+    for cell in module.cells:  # contiguous: a cell's `end` is the next one's `first`
         last = cell.end  # (cell.end, 1) is the cell's end: its text ends with a newline
-        at_end = insertion and e.line == last and e.column == 1
-        next_starts = k + 1 < len(module.cells) and module.cells[k + 1].first == last
-        if not (cell.first <= e.line < last or at_end and (next_starts or k + 1 == len(module.cells))):
+        at_end = insertion and (e.line, e.column) == (last, 1)  # the earlier cell wins the boundary
+        if not (cell.first <= e.line < last or at_end):
             continue
         if not ((e.end_line, e.end_column) <= (last, 1)):
             return None

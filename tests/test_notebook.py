@@ -144,6 +144,7 @@ def test_fix_rewrites_cells_in_place_keeping_outputs_metadata_and_ids(tmp_path):
     after = nbformat.read(path, as_version=4)
     assert after.cells[2].source == "@torch.compile\ndef f(x):\n    return x + 1"
     assert after.cells[2].outputs == before.cells[2].outputs and after.cells[2].metadata == {"tags": ["keep"]}
+    assert after.cells[2].execution_count == 3
     assert [c.get("id") for c in after.cells] == [c.get("id") for c in before.cells]
     assert [c.source for i, c in enumerate(after.cells) if i != 2] == [c.source for i, c in enumerate(before.cells) if i != 2]
     assert json.loads(out.stdout)["findings"] == []
@@ -190,3 +191,26 @@ def test_dynamic_pass_names_the_notebooks_it_does_not_run(tmp_path):
     assert not data["dynamic_ran"]
     assert [(f["rule_id"], f["status"], f["cell"]) for f in data["findings"]] == [("BRK103", "predicted", 2)]
     assert "dynamic pass skipped for 1 notebook(s) defining breakscan_examples() (ex.ipynb)" in out.stderr
+
+
+def test_fix_inserting_after_the_imports_of_a_cell_puts_the_line_at_the_end_of_that_cell(tmp_path):
+    path = write_notebook(tmp_path / "nb.ipynb", [
+        new_code_cell("import torch"),
+        new_code_cell("@torch.compile\ndef f(x):\n    print('x is', x)\n    return x + 1"),
+    ])
+    out = breakscan("nb.ipynb", "--fix", "-f", "json", cwd=tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    cells = [c.source for c in nbformat.read(path, as_version=4).cells]
+    assert cells == ["import torch\n\ntorch._dynamo.config.reorderable_logging_functions.add(print)",
+                     "@torch.compile\ndef f(x):\n    print('x is', x)\n    return x + 1"]
+
+
+def test_diff_on_a_notebook_writes_nothing(tmp_path):
+    path = write_notebook(tmp_path / "nb.ipynb", [
+        new_code_cell("import torch"),
+        new_code_cell("@torch.compile\ndef f(x):\n    torch._dynamo.graph_break()\n    return x + 1"),
+    ])
+    before = path.read_bytes()
+    out = breakscan("nb.ipynb", "--diff", cwd=tmp_path)
+    assert out.returncode == 1 and "-    torch._dynamo.graph_break()" in out.stdout
+    assert path.read_bytes() == before
