@@ -26,9 +26,10 @@ Restored after the cell, whatever happened in it: `torch._dynamo.config` from a 
 before (the cell's own `torch._dynamo.config.X = v`, and `reorderable_logging_functions.add`,
 are undone: a copy kept by reference would share those sets), Dynamo's caches
 (`torch._dynamo.reset()`: no compiled code, guards or recompile counts reach a later cell), and
-the torch loggers' levels, handlers and artifact settings (`torch._logging`) that the capture
-changed. The collection and parsing are the dynamic pass's own (breakscan.dynamic.probe's
-Collector and EntryRun, breakscan.dynamic.runner's build_result), run in this process.
+the levels, handlers and filters of every torch logger and `torch._logging`'s settings, which
+the capture changes (`torch._logging.set_logs`). The collection and parsing are the dynamic
+pass's own (breakscan.dynamic.probe's Collector and EntryRun, breakscan.dynamic.runner's
+build_result), run in this process.
 """
 
 from __future__ import annotations
@@ -175,9 +176,9 @@ def _restored_dynamo(torch: Any) -> Iterator[None]:
     from torch._logging import _internal
 
     settings = copy.deepcopy(torch._dynamo.config.get_config_copy())
-    log_state = copy.deepcopy(_internal.log_state.__dict__)
-    loggers = {name: (lg.level, list(lg.handlers), lg.propagate)
-               for name, lg in ((n, logging.getLogger(n)) for n in _LOGGERS)}
+    state, state_dict = _internal.log_state, copy.deepcopy(_internal.log_state.__dict__)
+    loggers = {lg: (lg.level, list(lg.handlers), lg.propagate, list(lg.filters), lg.disabled)
+               for lg in _torch_loggers(_internal)}
     torch._dynamo.reset()  # the cell starts from no compiled code, as `breakscan` runs do
     try:
         yield
@@ -186,13 +187,24 @@ def _restored_dynamo(torch: Any) -> Iterator[None]:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
             torch._dynamo.config.load_config(copy.deepcopy(settings))
-        _internal.log_state.__dict__.update(log_state)
-        _internal._init_logs()  # the artifact loggers (graph breaks, recompiles) as `log_state` says
-        for name, (level, handlers, propagate) in loggers.items():  # and the very handlers of before
-            lg = logging.getLogger(name)
+        # By hand, not with `_init_logs()`: that re-reads TORCH_LOGS and rebuilds every handler.
+        state.__dict__.clear()
+        state.__dict__.update(state_dict)
+        _internal.log_state = state
+        for lg, (level, handlers, propagate, filters, disabled) in loggers.items():
             lg.handlers[:] = handlers
+            lg.filters[:] = filters
             lg.setLevel(level)
-            lg.propagate = propagate
+            lg.propagate, lg.disabled = propagate, disabled
+
+
+def _torch_loggers(internal: Any) -> list[logging.Logger]:
+    """Every logger `torch._logging.set_logs` configures (registered logs, artifacts, their
+    children, the structured trace), and those the dynamic pass's capture changes."""
+    registry = internal.log_registry
+    names = {*registry.get_log_qnames(), *registry.get_artifact_log_qnames(), *registry.get_child_log_qnames(),
+             *_LOGGERS}
+    return [logging.getLogger(name) for name in sorted(names)]
 
 
 class _Records:

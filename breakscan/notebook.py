@@ -28,6 +28,7 @@ SUFFIX = ".ipynb"
 # body (%%bash, %%writefile, %%html, ...) is not Python and becomes blank lines.
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "breakscan", "debug"})
 _ASSIGN_FROM_IPYTHON = re.compile(r"^[\w.\[\], ()*]+=\s*[!%]")  # `files = !ls`, `t = %timeit -o f()`
+_HELP = re.compile(r"^(\?{1,2}\s*[\w.*]+|[\w.*]+\s*\?{1,2})\s*$")  # `f?`, `np.*load*?`, `??f`
 
 
 class NotebookError(ValueError):
@@ -113,7 +114,7 @@ def python_lines(source: str) -> list[str]:
 def _is_ipython_line(stripped: str) -> bool:
     if not stripped or stripped.startswith("#"):
         return False
-    return (stripped.startswith(("%", "!", "?")) or stripped.rstrip().endswith("?")
+    return (stripped.startswith(("%", "!")) or bool(_HELP.match(stripped))
             or bool(_ASSIGN_FROM_IPYTHON.match(stripped)))
 
 

@@ -63,7 +63,12 @@ def test_dynamo_config_and_state_do_not_leak_into_later_cells(shell, capsys):
 
     config = torch._dynamo.config
     before = config.get_config_copy()
-    handlers = {n: list(logging.getLogger(n).handlers) for n in ("torch", "torch._dynamo", "torch.__trace")}
+    from torch._logging import _internal
+
+    names = ("torch", "torch._dynamo", "torch.__trace", "torch._dynamo.__graph_breaks", "torch._dynamo.__recompiles")
+    loggers = lambda: {n: (list(logging.getLogger(n).handlers), logging.getLogger(n).level,  # noqa: E731
+                           logging.getLogger(n).propagate) for n in names}
+    handlers, artifacts = loggers(), set(_internal.log_state.artifact_names)
     run(shell, "%%breakscan\n"
                "torch._dynamo.config.capture_scalar_outputs = True\n"
                "torch._dynamo.config.reorderable_logging_functions.add(print)\n"
@@ -72,7 +77,7 @@ def test_dynamo_config_and_state_do_not_leak_into_later_cells(shell, capsys):
     capsys.readouterr()
     assert config.get_config_copy() == before
     assert print not in config.reorderable_logging_functions
-    assert {n: list(logging.getLogger(n).handlers) for n in handlers} == handlers
+    assert loggers() == handlers and set(_internal.log_state.artifact_names) == artifacts
     fn = shell.user_ns["item"]
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
@@ -82,6 +87,10 @@ def test_dynamo_config_and_state_do_not_leak_into_later_cells(shell, capsys):
                "torch.compile(item, backend='eager')(torch.ones(2))\n"
                "breaks = sum(counters['graph_break'].values())").raise_error()
     assert shell.user_ns["breaks"] == 1
+    # A second %%breakscan cell starts from the kernel's config too, not the first cell's (the
+    # saved copy is deep-copied again at each restore: load_config keeps what it is given).
+    run(shell, "%%breakscan\ninside = print in torch._dynamo.config.reorderable_logging_functions").raise_error()
+    assert shell.user_ns["inside"] is False
 
 
 def test_error_in_the_cell_is_reported_then_raised_as_in_a_plain_cell(shell, capsys):

@@ -168,6 +168,7 @@ def test_cache_follows_the_notebook_content(tmp_path):
     ("%%timeit -n 1\nf(x)", ["", "f(x)"]),
     ("%%bash\nls -l", ["", ""]),
     ("!pip install \\\n   torch\nimport torch", ["pass", "", "import torch"]),
+    ("!nvidia-smi\nx = y.item()  # why?\nnp.*load*?", ["pass", "x = y.item()  # why?", "pass"]),
 ])
 def test_ipython_lines_become_pass_lines_one_for_one(cell, expected):
     assert python_lines(cell) == expected
