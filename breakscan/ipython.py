@@ -70,12 +70,18 @@ def run_cell(ipython: Any, cell: str, *, console: Any = None) -> Any:
     """Run `cell` in `ipython`'s namespace under Dynamo and print the report on `console`
     (a rich Console; default: one on stdout). Returns the value of the cell's last expression.
 
-    Raises SyntaxError for a cell that is not Python once IPython has transformed it; an
+    Raises UsageError (IPython's) when torch is not installed, SyntaxError for a cell that is
+    not Python once IPython has transformed it or has a top-level return/yield/await; an
     exception raised by the cell's code is reported (BRK902) and then raised again, as a plain
     cell would raise it.
     """
-    import torch
+    try:
+        import torch
+    except ImportError as exc:
+        from IPython.core.error import UsageError
 
+        raise UsageError("%%breakscan needs torch in this kernel's environment "
+                         "(pip install torch==2.13.0, see breakscan's README)") from exc
     source = ipython.transform_cell(cell)
     # The In[N] number the user sees: IPython 9 counts `execution_count` up before running a cell
     # and shows `displayhook.prompt_count`; IPython 8's `prompt_count` is `execution_count`.
