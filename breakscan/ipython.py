@@ -207,9 +207,10 @@ def _restored_dynamo(torch: Any) -> Iterator[None]:
 def _torch_loggers(internal: Any) -> list[logging.Logger]:
     """Every logger `torch._logging.set_logs` configures (registered logs, artifacts, their
     children, the structured trace), and those the dynamic pass's capture changes."""
-    registry = internal.log_registry
-    names = {*registry.get_log_qnames(), *registry.get_artifact_log_qnames(), *registry.get_child_log_qnames(),
-             *_LOGGERS}
+    registry = getattr(internal, "log_registry", None)  # private: read defensively
+    names = set(_LOGGERS)
+    for method in ("get_log_qnames", "get_artifact_log_qnames", "get_child_log_qnames"):
+        names.update(getattr(registry, method, lambda: ())())
     return [logging.getLogger(name) for name in sorted(names)]
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from tests.conftest import requires_torch
 
-pytestmark = [requires_torch, pytest.mark.dynamic]
+pytestmark = [requires_torch, pytest.mark.dynamic, pytest.mark.versions]
 IPython = pytest.importorskip("IPython")
 
 
