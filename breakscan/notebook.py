@@ -7,7 +7,7 @@ line magics (`%time f()`), shell escapes (`!pip install x`, `files = !ls`), help
 `?obj`) and the body of cell magics whose body is not Python (`%%bash`, `%%writefile`). A cell
 that parses as Python is kept whole (a `%` in a string or an operator is never touched).
 Cells are numbered 1-based among all cells, markdown and raw ones included, in the order
-nbformat lists them (the number Jupyter shows beside no cell, but the one a reader counts).
+nbformat lists them (not the execution count `[n]` Jupyter shows, which changes on each run).
 
 Notebooks are read and written with nbformat (the Jupyter project's own reader): `--fix`
 rewrites the code cells' sources and keeps outputs, metadata, attachments and cell ids.
@@ -43,7 +43,8 @@ def is_notebook(path: str | Path) -> bool:
 @dataclass(frozen=True)
 class Cell:
     """One code cell: its 1-based `index` among all cells, its first module line (1-based),
-    its original source lines (no line endings) and whether its source ends with a newline."""
+    its original source lines (no line endings), those lines as the module holds them (IPython
+    lines replaced, `python_lines`) and whether its source ends with a newline."""
 
     index: int
     first: int
@@ -70,10 +71,10 @@ class NotebookModule:
         A line past the last cell (an error at the end of the module) stays in the last code
         cell; a notebook without code has cell 1.
         """
-        if not self.cells:
-            return 1, max(line, 1)
-        k = max(bisect.bisect_right([c.first for c in self.cells], line) - 1, 0)
-        cell = self.cells[k]
+        cells = [c for c in self.cells if c.lines]  # an empty cell holds no line
+        if not cells:
+            return (self.cells[0].index if self.cells else 1), max(line, 1)
+        cell = cells[max(bisect.bisect_right([c.first for c in cells], line) - 1, 0)]
         return cell.index, max(line - cell.first + 1, 1)
 
     def cell(self, index: int) -> Cell | None:
@@ -84,9 +85,7 @@ class NotebookModule:
 def python_lines(source: str) -> list[str]:
     """A cell's lines with IPython-only lines replaced (see the module docstring); as many lines
     as the cell has, each code line unchanged."""
-    lines = source.replace("\r\n", "\n").split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
+    lines = split_lines(source)
     if not lines:
         return []
     head = lines[0].lstrip()
@@ -109,6 +108,15 @@ def python_lines(source: str) -> list[str]:
             out.append(line)
         continued = (continued or _is_ipython_line(stripped)) and line.rstrip().endswith("\\")
     return out
+
+
+def split_lines(source: str) -> list[str]:
+    """A cell's lines, split where Python's tokenizer splits them (`\\n`, `\\r\\n`, `\\r`), the
+    empty string after a final newline dropped."""
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 def _is_ipython_line(stripped: str) -> bool:
@@ -164,8 +172,8 @@ def to_module(nb) -> NotebookModule:
             source = cell.get("source") or ""
             source = "".join(source) if isinstance(source, list) else str(source)
             module_lines = python_lines(source)
-            original = source.replace("\r\n", "\n").split("\n")[: len(module_lines)]
-            cells.append(Cell(index, line, tuple(original), tuple(module_lines), source.endswith("\n")))
+            original = split_lines(source)
+            cells.append(Cell(index, line, tuple(original), tuple(module_lines), source.endswith(("\n", "\r"))))
             parts.extend(text + "\n" for text in module_lines)
             line += len(module_lines)
     return NotebookModule("".join(parts), cells)
@@ -272,8 +280,7 @@ def json_positions(text: str, module: NotebookModule) -> JsonPositions:
     for cell in module.cells:
         for k in range(at, len(blocks)):
             decoded = [value for _, _, value in blocks[k]]
-            if "".join(decoded).replace("\r\n", "\n").split("\n")[: len(cell.lines)] == list(cell.lines) \
-                    and len(decoded) >= len(cell.lines):
+            if split_lines("".join(decoded)) == list(cell.lines) and len(decoded) >= len(cell.lines):
                 for n, (number, start, _) in enumerate(blocks[k][: len(cell.lines)], start=1):
                     out.items[(cell.index, n)] = (number, start)
                 at = k + 1

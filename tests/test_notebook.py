@@ -179,7 +179,7 @@ def test_module_lines_map_back_to_cells_counting_markdown_cells():
                              new_markdown_cell("y"), new_code_cell("c = 3\n")])
     module = to_module(nb)
     assert module.source == "a = 1\nb = 2\nc = 3\n"
-    assert [module.cell_at(n) for n in (1, 2, 3)] == [(2, 1), (2, 2), (5, 1)]
+    assert [module.cell_at(n) for n in (1, 2, 3, 4)] == [(2, 1), (2, 2), (5, 1), (5, 2)]  # 4: past the end
 
 
 def test_dynamic_pass_names_the_notebooks_it_does_not_run(tmp_path):
