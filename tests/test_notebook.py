@@ -15,6 +15,7 @@ import pytest
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
 
 from breakscan.notebook import python_lines, to_module
+from tests.sarif_helpers import check_github_requirements, validate_schema
 
 BREAKSCAN = str(Path(sys.executable).with_name("breakscan"))
 
@@ -88,7 +89,10 @@ def test_notebooks_in_a_directory_are_scanned_and_checkpoints_are_not(tmp_path):
 def test_sarif_places_the_finding_on_the_notebook_line_that_holds_the_code(tmp_path):
     nb = write_notebook(tmp_path / "nb.ipynb", demo_cells())
     out = breakscan("nb.ipynb", "-f", "sarif", cwd=tmp_path)
-    result = json.loads(out.stdout)["runs"][0]["results"][0]
+    doc = json.loads(out.stdout)
+    validate_schema(doc)
+    check_github_requirements(doc)
+    result = doc["runs"][0]["results"][0]
     location = result["locations"][0]
     region = location["physicalLocation"]["region"]
     assert location["physicalLocation"]["artifactLocation"]["uri"] == "nb.ipynb"
