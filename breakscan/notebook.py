@@ -248,6 +248,19 @@ def _in_cell(module: NotebookModule, e) -> tuple[Cell, object] | None:
     return None
 
 
+def cells_text(data: bytes) -> str:
+    """The code cells of notebook bytes `data` as text for `--diff`: each cell's source under a
+    `# %% cell N` line (Jupytext's "percent" cell marker, N as in findings). Raises NotebookError."""
+    nb = read(data)
+    out = []
+    for index, cell in enumerate(nb["cells"], start=1):
+        if cell.get("cell_type") == "code":
+            source = cell.get("source") or ""
+            source = "".join(source) if isinstance(source, list) else str(source)
+            out.append(f"# %% cell {index}\n" + "".join(line + "\n" for line in split_lines(source)))
+    return "".join(out)
+
+
 # SARIF and GitHub annotations: positions in the .ipynb file's own text ---------------------------
 _SOURCE_KEY = re.compile(r'^\s*"source":\s*\[\s*$')
 _STRING_ITEM = re.compile(r'^\s*("(?:[^"\\]|\\.)*")\s*,?\s*$')
