@@ -124,8 +124,12 @@ def notebooks_with_examples(files: list[Path]) -> list[Path]:
 def dynamic_targets(files: list[Path], config: Config) -> list[tuple[Path, str | None]]:
     """(file, examples function) pairs: files defining `breakscan_examples()` (None: that
     function), then `entries` (absolute files; see `Config.resolved_entries`)."""
+    from breakscan.notebook import is_notebook
+
     targets: list[tuple[Path, str | None]] = []
     for path in files:
+        if is_notebook(path):  # never run: see `notebooks_with_examples`
+            continue
         try:
             if defines_examples(path.read_bytes()):
                 targets.append((path, None))
