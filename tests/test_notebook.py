@@ -220,3 +220,11 @@ def test_diff_on_a_notebook_writes_nothing(tmp_path):
     assert out.returncode == 1, out.stdout + out.stderr
     assert " # %% cell 2\n @torch.compile\n def f(x):\n-    torch._dynamo.graph_break()\n     return x + 1\n" in out.stdout
     assert path.read_bytes() == before
+
+
+def test_a_notebook_as_dynamic_entry_is_refused_with_the_way_to_run_it(tmp_path):
+    write_notebook(tmp_path / "ex.ipynb", [new_code_cell("def breakscan_examples():\n    yield from ()")])
+    out = subprocess.run([BREAKSCAN, "ex.ipynb", "--entry", "ex.ipynb:breakscan_examples"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2
+    assert "the dynamic pass does not run notebooks; run their cells under %%breakscan" in out.stderr
