@@ -24,8 +24,9 @@ def read_lines(path: str | Path) -> list[str] | None:
     try:
         raw = Path(path).read_bytes()
     except OSError:
-        # Code IPython holds in memory (a Jupyter kernel's earlier cells, for `%%breakscan`).
-        cached = linecache.getlines(str(path))
+        # Code IPython holds in memory (a Jupyter kernel's earlier cells, for `%%breakscan`); an
+        # absolute name only, which linecache never looks up along sys.path.
+        cached = linecache.getlines(str(path)) if Path(path).is_absolute() else []
         return [line.rstrip("\r\n") for line in cached] if cached else None
     try:
         encoding, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
