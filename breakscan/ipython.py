@@ -25,7 +25,8 @@ numbers are the cell's own, the `%%breakscan` line being line 1. A `yield` or `r
 Restored after the cell, whatever happened in it: `torch._dynamo.config` from a deep copy taken
 before (the cell's own `torch._dynamo.config.X = v`, and `reorderable_logging_functions.add`,
 are undone: a copy kept by reference would share those sets), Dynamo's caches
-(`torch._dynamo.reset()`: no compiled code, guards or recompile counts reach a later cell), and
+(`torch._dynamo.reset()`: no compiled code, guards or recompile counts reach a later cell, and
+the globals Dynamo installed in the namespace for that code are removed), and
 the levels, handlers and filters of every torch logger and `torch._logging`'s settings, which
 the capture changes (`torch._logging.set_logs`). The collection and parsing are the dynamic
 pass's own (breakscan.dynamic.probe's Collector and EntryRun, breakscan.dynamic.runner's
@@ -48,6 +49,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 CELL_FUNCTION = "__breakscan_cell__"
+INSTALLED = ("__compiled_fn_", "__resume_at_", "__builtins_dict___")  # Dynamo's installed globals (2.13)
 _LOGGERS = ("torch", "torch._dynamo", "torch._inductor", "torch._dynamo.convert_frame", "torch.__trace")
 _CELL_DIR: list[Path] = []
 
@@ -87,7 +89,7 @@ def run_cell(ipython: Any, cell: str, *, console: Any = None) -> Any:
     # and shows `displayhook.prompt_count`; IPython 8's `prompt_count` is `execution_count`.
     count = getattr(getattr(ipython, "displayhook", None), "prompt_count", None) or ipython.execution_count
     cell_fn = _cell_function(source, ipython.user_ns, count)
-    with _restored_dynamo(torch):
+    with _restored_dynamo(torch, ipython.user_ns):
         result, records, error = _capture(torch, cell_fn, ipython.user_ns)
     _print(records, cell_fn.path, console)
     if error is not None:
@@ -177,19 +179,22 @@ def _top_level(node: ast.AST, body: list[ast.stmt]) -> bool:
 
 
 @contextmanager
-def _restored_dynamo(torch: Any) -> Iterator[None]:
-    """Dynamo's config (from a deep copy), caches and the torch loggers as they were."""
+def _restored_dynamo(torch: Any, namespace: dict) -> Iterator[None]:
+    """Dynamo's config (from a deep copy), caches, the globals it installed in `namespace` and
+    the torch loggers as they were."""
     from torch._logging import _internal
 
     settings = copy.deepcopy(torch._dynamo.config.get_config_copy())
     state, state_dict = _internal.log_state, copy.deepcopy(_internal.log_state.__dict__)
     loggers = {lg: (lg.level, list(lg.handlers), lg.propagate, list(lg.filters), lg.disabled)
                for lg in _torch_loggers(_internal)}
+    names = set(namespace)
     torch._dynamo.reset()  # the cell starts from no compiled code, as `breakscan` runs do
     try:
         yield
     finally:
         torch._dynamo.reset()
+        _drop_installed_globals(torch, namespace, names)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # load_config re-sets deprecated settings too
             torch._dynamo.config.load_config(copy.deepcopy(settings))
@@ -202,6 +207,29 @@ def _restored_dynamo(torch: Any) -> Iterator[None]:
             lg.filters[:] = filters
             lg.setLevel(level)
             lg.propagate, lg.disabled = propagate, disabled
+
+
+def _drop_installed_globals(torch: Any, namespace: dict, before: set[str]) -> None:
+    """Remove the globals Dynamo installed in `namespace` for the cell's compiled code
+    (`__compiled_fn_*`, `__resume_at_*`, `__builtins_dict___*`), now that `reset()` dropped
+    that code. Left alone, they stay in the kernel's namespace (`dir()`, `%who`) and keep the
+    code alive, and when the kernel clears its namespace at exit each of Dynamo's clean-up hooks
+    fails on its missing name ("Exception ignored ... KeyError"). Hooked names go through
+    Dynamo's own hooks (torch._dynamo.utils.CleanupManager, keyed by the compiled code), so that
+    none runs again later; names of compiles Dynamo abandoned (a graph break in a loop skips
+    the frame) have no hook left and are deleted when they were not there before the cell."""
+    manager = getattr(getattr(torch._dynamo.utils, "CleanupManager", None), "instance", None)
+    values = getattr(manager, "values", None)
+    if isinstance(values, dict):  # private API: only where it is as on torch 2.13
+        for idx in [i for i, hooks in values.items() if any(getattr(h, "scope", None) is namespace for h in hooks)]:
+            try:
+                manager._remove_id(idx)  # runs the hooks (each deletes its name), then forgets the code
+            except KeyError:  # a name already gone: forget the rest of the entry
+                values.pop(idx, None)
+                getattr(manager, "refs", {}).pop(idx, None)
+        hooked = {getattr(h, "name", None) for hooks in values.values() for h in hooks}
+        for name in [n for n in namespace if n not in before and n not in hooked and n.startswith(INSTALLED)]:
+            del namespace[name]
 
 
 def _torch_loggers(internal: Any) -> list[logging.Logger]:

@@ -56,6 +56,8 @@ def test_cell_with_a_recompile_prints_the_guard_failure(shell, capsys):
     out = capsys.readouterr().out
     assert "BRK510 [observed] Recompiled `step`" in out
     assert "size mismatch at index 0. expected 2, actual 3" in out
+    # The resume functions and compiled graphs Dynamo installed as globals are gone with the code.
+    assert not [name for name in shell.user_ns if name.startswith(("__compiled_fn", "__resume_at", "__builtins_dict__"))]
 
 
 def test_dynamo_config_and_state_do_not_leak_into_later_cells(shell, capsys):
@@ -82,6 +84,8 @@ def test_dynamo_config_and_state_do_not_leak_into_later_cells(shell, capsys):
     from torch._dynamo.eval_frame import _debug_get_cache_entry_list
 
     assert _debug_get_cache_entry_list(fn.__code__) == []  # compiled code and guards were reset
+    installed = ("__compiled_fn", "__resume_at", "__builtins_dict__")
+    assert not [name for name in shell.user_ns if name.startswith(installed)]  # nor Dynamo's globals
     # A later plain cell compiles with the kernel's own settings: `.item()` breaks again.
     run(shell, "from torch._dynamo.utils import counters\ncounters.clear()\n"
                "torch.compile(item, backend='eager')(torch.ones(2))\n"
