@@ -9,7 +9,8 @@ What is compiled: the cell's body, as the body of one function whose globals are
 namespace (`get_ipython().user_ns`), called once. Each name the cell binds at its top level is
 a keyword parameter, passed its value in the namespace (so `x = x + 1` reads the earlier `x`),
 and comes back in the function's return value, to go back into the namespace after the call:
-later cells see the cell's names as after a plain cell. (Not `global` declarations: Dynamo
+later cells see the cell's names as after a plain cell (a top-level `del x` becomes `x = <unset>`,
+and `x` is then deleted from the namespace). (Not `global` declarations: Dynamo
 fails to load such a name after a graph break, GB0354; not `locals()`: after a break it holds
 only the names still live; both measured on torch 2.13.) Functions the cell defines close over
 the cell's names rather than read them as globals. The value of a last expression is the
@@ -113,6 +114,7 @@ class _Unset:
 
 
 UNSET = _Unset()
+UNSET_NAME = "__breakscan_unset__"
 
 
 @dataclass
@@ -126,10 +128,13 @@ class CellFunction:
     path: Path
 
     def bind(self, values: tuple, namespace: dict) -> None:
-        """Put the cell's names back into `namespace`, as a plain cell leaves them."""
+        """Put the cell's names back into `namespace`, as a plain cell leaves them (a name the
+        cell deleted, `del x`, is deleted there)."""
         for name, value in zip(self.names, values):
             if value is not UNSET:
                 namespace[name] = value
+            else:
+                namespace.pop(name, None)
 
 
 def _cell_function(source: str, namespace: dict, count: int) -> CellFunction:
@@ -141,6 +146,7 @@ def _cell_function(source: str, namespace: dict, count: int) -> CellFunction:
         if isinstance(node, (ast.Yield, ast.YieldFrom, ast.Return, ast.Await)) and _top_level(node, body):
             raise SyntaxError("%%breakscan: a cell with a top-level return, yield or await cannot run as a function")
     names = _bound_names(body)
+    body = _Deletes().visit(ast.Module(body=body, type_ignores=[])).body
     last = body[-1]
     value: ast.expr = ast.Constant(value=None)
     if isinstance(last, ast.Expr):
@@ -152,11 +158,32 @@ def _cell_function(source: str, namespace: dict, count: int) -> CellFunction:
     path.write_text(f"# %%breakscan\n{source}", encoding="utf-8")  # the cell's lines, as numbered in the code
     scope: dict = {}
     exec(compile(module, str(path), "exec"), namespace, scope)  # noqa: S102 - the user's own cell
-    return CellFunction(scope[CELL_FUNCTION], names, {n: namespace.get(n, UNSET) for n in names}, path)
+    arguments = {n: namespace.get(n, UNSET) for n in names}
+    return CellFunction(scope[CELL_FUNCTION], names, {**arguments, UNSET_NAME: UNSET}, path)
+
+
+class _Deletes(ast.NodeTransformer):
+    """`del x` of a cell's own name becomes `x = <unset>` (the name must still be there for the
+    function's return; `bind` deletes it from the namespace); nested scopes are left alone."""
+
+    def visit_FunctionDef(self, node: ast.AST) -> ast.AST:
+        return node
+
+    visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = visit_FunctionDef
+
+    def visit_Delete(self, node: ast.Delete) -> ast.AST | list[ast.AST]:
+        names = [t for t in node.targets if isinstance(t, ast.Name)]
+        if not names:
+            return node
+        unset = [ast.copy_location(ast.Assign(targets=[ast.Name(id=t.id, ctx=ast.Store())],
+                                              value=ast.Name(id=UNSET_NAME, ctx=ast.Load())), node) for t in names]
+        others = [t for t in node.targets if not isinstance(t, ast.Name)]
+        return [ast.copy_location(ast.Delete(targets=others), node), *unset] if others else unset
 
 
 def _function(body: list[ast.stmt], params: list[str]) -> ast.FunctionDef:
-    """`def __breakscan_cell__(*, params): body`, located at the cell's first statement."""
+    """`def __breakscan_cell__(*, params, __breakscan_unset__): body`, at the cell's first statement."""
+    params = [*params, UNSET_NAME]
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[ast.arg(arg=n) for n in params],
                               kw_defaults=[None] * len(params), defaults=[])
     extra = {"type_params": []} if sys.version_info >= (3, 12) else {}
@@ -168,7 +195,7 @@ def _bound_names(body: list[ast.stmt]) -> list[str]:
     """The names the cell binds at its top level: its function's locals (CPython's compiler)."""
     probe = ast.fix_missing_locations(ast.Module(body=[_function(copy.deepcopy(body), [])], type_ignores=[]))
     code = next(c for c in compile(probe, "<breakscan-cell>", "exec").co_consts if hasattr(c, "co_varnames"))
-    return sorted(set(code.co_varnames) | set(code.co_cellvars))
+    return sorted((set(code.co_varnames) | set(code.co_cellvars)) - {UNSET_NAME})
 
 
 def _top_level(node: ast.AST, body: list[ast.stmt]) -> bool:

@@ -108,3 +108,10 @@ def test_importing_breakscan_loads_neither_torch_nor_ipython():
            "callable(breakscan.load_ipython_extension))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["False", "False", "True"]
+
+
+def test_names_the_cell_deletes_are_deleted_from_the_namespace(shell, capsys):
+    run(shell, "scratch = 1\nkept = 2").raise_error()
+    run(shell, "%%breakscan\ndel scratch\nkept = kept + 1\nnew = torch.ones(2).sum().item()").raise_error()
+    capsys.readouterr()
+    assert "scratch" not in shell.user_ns and shell.user_ns["kept"] == 3 and shell.user_ns["new"] == 2.0
