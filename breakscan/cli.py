@@ -381,8 +381,10 @@ def _apply_flags(config, select, ignore, fail_on, no_dynamic, entry, device, tim
 
 def _emit(report, catalog, output_format: Format, output: Path | None, color: Color, quiet: bool,
           verbose: bool = False) -> None:
+    from breakscan.notebook import report_in_cells
     from breakscan.report import renderer
 
+    report_in_cells(report)  # notebooks: lines counted in their cells from here on
     if output_format is Format.text and output is None:
         from breakscan.report.terminal import print_report
 

@@ -108,14 +108,17 @@ class Finding:
     code: str = ""  # the flagged source text, for messages
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     rewrite: Rewrite | None = field(default=None, compare=False, hash=False)  # see breakscan.fix
+    # Notebooks (breakscan.notebook): the 1-based cell among all the notebook's cells, `line` and
+    # `end_line` then count in that cell. None in files, and inside a run until the report.
+    cell: int | None = None
 
     def replace(self, **changes: Any) -> Finding:
         """Return a copy with `changes` applied (dataclasses.replace)."""
         return dataclasses.replace(self, **changes)
 
     def sort_key(self) -> tuple:
-        """Order by file, then line, column and rule id."""
-        return (self.path, self.line, self.column, self.rule_id)
+        """Order by file, then cell (notebooks), line, column and rule id."""
+        return (self.path, self.cell or 0, self.line, self.column, self.rule_id)
 
     def to_dict(self, root: Path | None = None) -> dict[str, Any]:
         """A JSON-ready dict; `path`s are made relative to `root` when inside it."""
@@ -129,6 +132,7 @@ class Finding:
             "status": self.status.value,
             "severity": self.severity.value,
             "path": rel(self.path),
+            "cell": self.cell,
             "line": self.line,
             "column": self.column,
             "end_line": self.end_line,

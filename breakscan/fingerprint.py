@@ -41,7 +41,7 @@ def file_order(finding: Finding) -> tuple:
 
 def line_text(finding: Finding, sources: SourceCache) -> str:
     """The stripped source line of `finding`; its `code`, or `line N`, when the file is gone."""
-    text = sources.line(finding.path, finding.line)
+    text = sources.line(finding.path, finding.line, finding.cell)
     if text is not None:
         return text.strip()
     return finding.code.strip() or f"line {finding.line}"

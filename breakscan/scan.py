@@ -112,11 +112,24 @@ def defines_examples(data: bytes) -> bool:
                for node in tree.body)
 
 
+def notebooks_with_examples(files: list[Path]) -> list[Path]:
+    """The notebooks among `files` whose code cells define `breakscan_examples()`: the dynamic pass
+    does not run notebooks (their code is cells, not an importable module), so these are named."""
+    from breakscan.notebook import is_notebook, module_text
+
+    return [path for path in files if is_notebook(path)
+            and defines_examples((module_text(path) or "").encode("utf-8"))]
+
+
 def dynamic_targets(files: list[Path], config: Config) -> list[tuple[Path, str | None]]:
     """(file, examples function) pairs: files defining `breakscan_examples()` (None: that
     function), then `entries` (absolute files; see `Config.resolved_entries`)."""
+    from breakscan.notebook import is_notebook
+
     targets: list[tuple[Path, str | None]] = []
     for path in files:
+        if is_notebook(path):  # never run: see `notebooks_with_examples`
+            continue
         try:
             if defines_examples(path.read_bytes()):
                 targets.append((path, None))
@@ -274,6 +287,12 @@ def run_scan(paths: list[Path], config: Config, catalog: dict[str, Rule], *, roo
         warn(note)
     outcome = DynamicOutcome()
     if config.dynamic:
+        skipped = notebooks_with_examples(static.files)
+        if skipped:
+            warn(f"dynamic pass skipped for {len(skipped)} notebook(s) defining breakscan_examples() "
+                 f"({', '.join(p.name for p in skipped[:3])}{', ...' if len(skipped) > 3 else ''}): the "
+                 "dynamic pass does not run notebooks; their findings are static predictions (run the "
+                 "cells under `%%breakscan` in Jupyter, see README \"Jupyter notebooks\")")
         targets = dynamic_targets(static.files, config)
         if targets and not torch_importable():
             warn("dynamic pass skipped: torch is not installed in this environment (install torch, e.g. "

@@ -49,7 +49,7 @@ def hooks() -> dict[str, dict]:
 
 def test_static_hook_needs_no_torch_and_gets_the_filenames() -> None:
     hook = hooks()["breakscan"]
-    assert hook["language"] == "python" and hook["types"] == ["python"]
+    assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"]  # notebooks too
     assert "--no-dynamic" in hook["entry"].split()
     assert hook.get("pass_filenames", True) is True
     assert "stages" not in hook  # runs on every commit

@@ -57,6 +57,9 @@ def check_entry(entry: Entry) -> None:
         raise EntryError(f"entry {entry.text!r}: file {entry.path} does not exist")
     if not entry.path.is_file():
         raise EntryError(f"entry {entry.text!r}: {entry.path} is not a file")
+    if entry.path.suffix == ".ipynb":
+        raise EntryError(f"entry {entry.text!r}: the dynamic pass does not run notebooks; run their cells "
+                         "under %%breakscan in Jupyter (README, \"Jupyter notebooks\")")
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

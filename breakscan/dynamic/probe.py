@@ -444,8 +444,11 @@ def call_site(examples: Any, func: Callable[..., Any]) -> tuple[str, int]:
 class EntryRun:
     """One entry in progress: a compiled fn and the calls made so far (calls run as yielded)."""
 
-    def __init__(self, torch: Any, fn: Any, name: str, loc: tuple[str, int], backend: str) -> None:
+    def __init__(self, torch: Any, fn: Any, name: str, loc: tuple[str, int], backend: str,
+                 fullgraph_rerun: bool = True) -> None:
         self.torch, self.fn, self.name, self.loc, self.backend = torch, fn, name, loc, backend
+        # False: never call `fn` again for the fullgraph check (`%%breakscan` runs a cell once)
+        self.fullgraph_rerun = fullgraph_rerun
         self.first: tuple[tuple, dict] | None = None
         self.calls = 0
         self.raised = False
@@ -503,7 +506,7 @@ class EntryRun:
             elif first is not None and first.get("gb_id") and first["gb_id"] not in FULLGRAPH_CAPTURES:
                 # fullgraph=True traces the same prefix and stops at this same break: no re-trace.
                 fg_ok, fg_err = False, fullgraph_text("Unsupported", first)
-            else:
+            elif self.fullgraph_rerun:
                 fg_ok, fg_err = run_fullgraph(self.torch, self.fn, args, kwargs, self.backend)
         ran = not self.raised and self.first is not None
         writer.write(

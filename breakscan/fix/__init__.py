@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from breakscan.catalog import Rule
-from breakscan.findings import Finding, Rewrite, Status, relative_path
+from breakscan.findings import Edit, Finding, Rewrite, Status, relative_path
 
 # libcst (through `source` and `rewrites`) is imported by the functions that parse: attaching
 # rewrites that the cache holds needs none of it.
@@ -114,6 +114,7 @@ class FileFix:
     old: str
     new: str
     applied: list[Finding] = field(default_factory=list)
+    edits: list[Edit] = field(default_factory=list)  # the edits of `old` that make `new`
 
 
 def plan_fixes(findings: list[Finding], unsafe: bool = False) -> list[FileFix]:
@@ -140,7 +141,7 @@ def plan_fixes(findings: list[Finding], unsafe: bool = False) -> list[FileFix]:
             applied.append(f)
         new = source.apply_edits(src.text, taken)
         if new != src.text:
-            out.append(FileFix(Path(path), src.text, new, applied))
+            out.append(FileFix(Path(path), src.text, new, applied, taken))
     return out
 
 
@@ -153,16 +154,27 @@ def unified_diff(fix: FileFix, root: Path | None) -> str:
                    for line in lines)
 
 
-def write_fix(fix: FileFix) -> None:
-    """Write the fixed text in the file's own encoding (and BOM), atomically, keeping its mode."""
+def write_fix(fix: FileFix) -> bool:
+    """Write the fixed text in the file's own encoding (and BOM), atomically, keeping its mode.
+
+    A notebook gets the edits in its cells' sources, through nbformat (breakscan.notebook:
+    outputs, metadata and cell ids kept); False, and nothing written, when an edit would leave
+    its cell or touch an IPython line there.
+    """
     from breakscan.fix import source
+    from breakscan.notebook import fixed_notebook, is_notebook
 
     data = fix.path.read_bytes()
-    parsed = source.load(fix.path)
-    encoding = parsed.module.encoding if parsed is not None else "utf-8"
-    payload = fix.new.encode(encoding)
-    if data.startswith(b"\xef\xbb\xbf") and not payload.startswith(b"\xef\xbb\xbf"):
-        payload = b"\xef\xbb\xbf" + payload
+    if is_notebook(fix.path):
+        payload = fixed_notebook(data, fix.edits)
+        if payload is None:
+            return False
+    else:
+        parsed = source.load(fix.path)
+        encoding = parsed.module.encoding if parsed is not None else "utf-8"
+        payload = fix.new.encode(encoding)
+        if data.startswith(b"\xef\xbb\xbf") and not payload.startswith(b"\xef\xbb\xbf"):
+            payload = b"\xef\xbb\xbf" + payload
     target = fix.path.resolve()
     mode = stat.S_IMODE(target.stat().st_mode)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
@@ -174,3 +186,4 @@ def write_fix(fix: FileFix) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+    return True

@@ -19,6 +19,7 @@ from breakscan.catalog import Rule
 from breakscan.config import Config
 from breakscan.findings import Finding
 from breakscan.fix import FileFix, attach_rewrites, plan_fixes, write_fix
+from breakscan.notebook import cells_text, is_notebook
 
 MAX_ROUNDS = 8
 
@@ -51,10 +52,10 @@ def fix_paths(paths: list[Path], config: Config, catalog: dict[str, Rule], *, ro
 
             findings = baseline.apply(report, known).kept
         fixes = plan_fixes(attach_rewrites(findings, catalog, [*report.findings, *report.suppressed]), unsafe)
+        fixes = [fix for fix in fixes if write_fix(fix)]  # a notebook edit leaving its cell: none
         if not fixes:
             break
         for fix in fixes:
-            write_fix(fix)
             done = outcome.files.setdefault(fix.path, FileFix(fix.path, fix.old, fix.new))
             done.new = fix.new
             done.applied += fix.applied
@@ -91,6 +92,9 @@ def diff_paths(paths: list[Path], config: Config, catalog: dict[str, Rule], *, r
         for twin, fix in done.files.items():
             original = back[twin.resolve()]
             applied = [f.replace(path=str(original)) for f in fix.applied]
-            outcome.files[original] = FileFix(original, fix.old, fix.new, applied)
+            old, new = fix.old, fix.new
+            if is_notebook(original):  # the diff of its code cells, each under a `# %% cell N` line
+                old, new = cells_text(original.read_bytes()), cells_text(twin.read_bytes())
+            outcome.files[original] = FileFix(original, old, new, applied)
             outcome.fixed += applied
     return outcome

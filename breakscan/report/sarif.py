@@ -171,7 +171,7 @@ def _fixes(f: Finding, root: Path, sources: SourceCache) -> list[Fix] | None:
     Each edit is a `replacement` (§3.57): `deletedRegion` (whole lines, UTF-16 columns; an empty
     region inserts) and `insertedContent`. Unsafe rewrites say so in their description.
     """
-    if f.rewrite is None:
+    if f.rewrite is None or f.cell is not None:  # a notebook's edits are not edits of its JSON text
         return None
     replacements = [
         Replacement(
@@ -198,6 +198,8 @@ def _result_properties(f: Finding) -> Properties:
         "breakscan/kind": f.kind.value,
         "breakscan/gbIds": list(f.gb_ids),
     }
+    if f.cell is not None:
+        extra.update({"breakscan/cell": f.cell, "breakscan/cellLine": f.line, "breakscan/cellColumn": f.column})
     if f.chain:
         extra["breakscan/chain"] = list(f.chain)
     if f.entry:
@@ -230,9 +232,43 @@ def _region(
 
 
 def _finding_location(f: Finding, root: Path, sources: SourceCache) -> Location:
+    if f.cell is not None:
+        return _notebook_location(f, root, sources)
     region = _region(sources, f.path, f.line, f.column, f.end_line, f.end_column)
     physical = PhysicalLocation(artifact_location=artifact_location(f.path, root), region=region)
     return Location(physical_location=physical)
+
+
+def _notebook_location(f: Finding, root: Path, sources: SourceCache) -> Location:
+    """A finding in a notebook cell: the `.ipynb` file itself, at the line of its JSON text that
+    holds the flagged source line, plus the cell as a logical location (§3.33) and properties.
+
+    Why the JSON text: GitHub code scanning shows an alert on the lines of the file in the
+    repository (`physicalLocation.artifactLocation.uri` with at least `region.startLine` is
+    what it requires: GitHub's "SARIF support for code scanning"; sarif-sdk's GH1003 rule),
+    and an `.ipynb` file's lines are its JSON. nbformat stores each source line as one JSON
+    string on its own line, so that line holds exactly the flagged code; the columns are those
+    of the code inside the JSON string (escapes counted). The cell and the line in it, as the
+    other formats give them, are in the result's `breakscan/cell`, `breakscan/cellLine` and
+    `breakscan/cellColumn` properties and in the logical location `cell N`. A cell whose
+    place in the text is unknown (source stored as one string) gets line 1 of the file.
+    """
+    start = sources.file_position(f.path, f.cell, f.line, f.column)
+    if start is None:
+        region = Region(start_line=1)
+    else:
+        region = Region(start_line=start[0], start_column=utf16_column(start[2], start[1]))
+        end = (sources.file_position(f.path, f.cell, f.end_line, f.end_column)
+               if f.end_line is not None and f.end_column is not None else None)
+        if end is not None and end[:2] > start[:2]:
+            region.end_line = end[0]
+            region.end_column = utf16_column(end[2], end[1])
+    physical = PhysicalLocation(artifact_location=artifact_location(f.path, root), region=region)
+    return Location(physical_location=physical, logical_locations=[
+        LogicalLocation(name=f"cell {f.cell}", fully_qualified_name=f"{fingerprint.relative_uri(f.path, root)}"
+                        f":cell {f.cell}", kind="module")],
+        properties=Properties(extra={"breakscan/cell": f.cell, "breakscan/cellLine": f.line,
+                                     "breakscan/cellColumn": f.column}))
 
 
 def _frame_location(fr: Frame, root: Path, sources: SourceCache, ident: int | None = None) -> Location:

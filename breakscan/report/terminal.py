@@ -155,7 +155,7 @@ def _clean_lines(text: str) -> str:
 def finding_block(f: Finding, report: Report, rules: dict[str, Rule], sources: SourceCache) -> Group:
     """One finding: headline, code frame, fix, graph-break links, chain and stack."""
     parts: list[RenderableType] = [headline(f, report)]
-    frame = code_frame(sources.lines(f.path), f)
+    frame = code_frame(sources.lines(f.path, f.cell), f)
     if frame is not None:
         parts.append(frame)
     parts += [Padding(line, (0, 0, 0, 2), expand=False) for line in _details(f, rules, report)]
@@ -163,8 +163,10 @@ def finding_block(f: Finding, report: Report, rules: dict[str, Rule], sources: S
 
 
 def headline(f: Finding, report: Report) -> Text:
-    """`path:line:col RULE [status] message` (no status for errors: they are not predictions)."""
-    where = f"{display_path(f.path, report.root)}:{f.line}:{f.column}"
+    """`path:line:col RULE [status] message` (`nb.ipynb:cell 3:4:12` in a notebook; no status for
+    errors: they are not predictions)."""
+    cell = f"cell {f.cell}:" if f.cell is not None else ""  # a notebook's cell, as ruff writes it
+    where = f"{display_path(f.path, report.root)}:{cell}{f.line}:{f.column}"
     text = Text()
     text.append(clean(where), style="bold")
     text.append(" ")

@@ -232,14 +232,18 @@ class Cache:
     # phase A -----------------------------------------------------------------------------
     def get_index(self, path: Path):
         """The cached FileIndex of `path` if its content and module name are unchanged, else None."""
-        from breakscan.static.engine import file_digest
+        from breakscan.notebook import is_notebook
+        from breakscan.static.engine import file_digest, notebook_source
 
         key = str(path)
         row = self._query("SELECT digest, name, entry, used FROM indexes WHERE path=? AND code=?", (key, self.code))
         if row is None:
             return None
         try:
-            if file_digest(path.read_bytes()) != row[0] or self._module_name(path) != row[1]:
+            data = path.read_bytes()
+            if is_notebook(path):  # indexed as its code cells' module (engine.read_source)
+                data = notebook_source(path, data)
+            if not isinstance(data, bytes) or file_digest(data) != row[0] or self._module_name(path) != row[1]:
                 return None
         except OSError:
             return None

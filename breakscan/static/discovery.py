@@ -12,7 +12,8 @@ if TYPE_CHECKING:
     import pathspec
 
 DEFAULT_EXCLUDES = (".git", ".hg", ".svn", "__pycache__", ".venv", "venv", ".tox", ".nox",
-                    "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache")
+                    "node_modules", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+                    ".ipynb_checkpoints")  # Jupyter's autosaved copies of notebooks
 
 
 class MissingPathError(FileNotFoundError):
@@ -40,7 +41,8 @@ def _gitignore(root: Path) -> pathspec.PathSpec | None:
 
 def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[str] = (),
                       respect_gitignore: bool = True) -> Iterator[Path]:
-    """Yield absolute paths of `.py`/`.pyi` files under `paths`, sorted within each directory.
+    """Yield absolute paths of `.py`/`.pyi` files and `.ipynb` notebooks under `paths`, sorted
+    within each directory.
 
     A file named explicitly is always yielded (even if excluded), as ruff and mypy do.
     `exclude` holds gitignore-style patterns relative to `root`. Symlink loops are cut by
@@ -98,7 +100,7 @@ def _walk(top: Path, root: Path, user_spec, git_spec, seen: set[Path]) -> Iterat
             and not _excluded(here / d, root, (user_spec, git_spec), True)
         )
         for name in sorted(filenames):
-            if not (name.endswith(".py") or name.endswith(".pyi")):
+            if not name.endswith((".py", ".pyi", ".ipynb")):  # notebooks: their code cells (breakscan.notebook)
                 continue
             path = here / name
             if path in seen or _excluded(path, root, (user_spec, git_spec), False) or _special(path):

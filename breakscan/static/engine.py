@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
+from breakscan.notebook import is_notebook
 from breakscan.static import frames
 from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
                                               silenced)
@@ -165,11 +166,26 @@ def read_source(path: Path) -> bytes | Finding:
             return _error(path, 1, 1, "cannot read file: it is a directory")
         if not stat.S_ISREG(st.st_mode):
             return _error(path, 1, 1, "cannot read file: not a regular file")
-        return path.read_bytes()
+        data = path.read_bytes()
+        return notebook_source(path, data) if is_notebook(path) else data
     except OSError as exc:
         return _error(path, 1, 1, f"cannot read file: {exc.strerror or exc}")
     except MemoryError:
         return _error(path, 1, 1, "cannot read file: too large to hold in memory")
+
+
+def notebook_source(path: Path, data: bytes) -> bytes | Finding:
+    """A notebook's code cells as one module (breakscan.notebook), or a BRK901 finding when
+    nbformat cannot read it. Every line of the static pass, its cache and its suppressions
+    counts in this module's lines; reports map them back to cells (breakscan.notebook)."""
+    from breakscan.notebook import NotebookError, module_bytes
+
+    try:
+        return module_bytes(data)
+    except NotebookError as exc:
+        return _error(path, 1, 1, _one_line(f"cannot read notebook: {exc}"))
+    except ImportError:
+        return _error(path, 1, 1, "cannot read notebook: nbformat is not installed (pip install nbformat)")
 
 
 def _cpython_rejects(path: Path, data: bytes) -> Finding | None:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Status
+from breakscan.notebook import is_notebook, module_text
 from breakscan.static.index import (
     CallRef,
     Comprehension,
@@ -157,7 +158,8 @@ class SkippedFrames:
                 lines = lines_cache.get(path)
                 if lines is None:
                     try:
-                        lines = lines_cache[path] = source_lines(Path(path).read_text(encoding="utf-8"))
+                        text = module_text(path) if is_notebook(path) else Path(path).read_text(encoding="utf-8")
+                        lines = lines_cache[path] = source_lines(text or "")
                     except (OSError, UnicodeDecodeError):
                         lines = lines_cache[path] = []
                 for comp in comps:

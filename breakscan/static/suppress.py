@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from breakscan.findings import Finding
+from breakscan.notebook import is_notebook, module_text
 
 _BREAKSCAN = re.compile(r"#\s*breakscan:\s*ignore(?:\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<ids>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -72,6 +73,8 @@ def _covered(ids: tuple[str, ...], lines: list[str], first: int, last: int | Non
 def read_lines(path: str | Path) -> list[str]:
     """The lines of a source file, decoded as Python would (coding cookie, BOM); undecodable
     bytes are replaced. An unreadable file has no lines (nothing suppressed there)."""
+    if is_notebook(path):  # its code cells as one module, in the static pass's lines
+        return source_lines(module_text(path) or "")
     try:
         data = Path(path).read_bytes()
     except OSError:
