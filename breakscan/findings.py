@@ -182,6 +182,10 @@ class EntryReport:
     error: str = ""
     call_path: str = ""  # the user's line that called the entry first (the examples' `yield`)
     call_line: int = 0
+    # The first call's graphs and the breaks between them, in call order (see
+    # `breakscan.dynamic.runner.call_order`): `{"graph": i, "ops": n}` and `{"break": {path, line,
+    # gb_id, gb_type, fallback}}`; run mode: every frame the program compiled.
+    timeline: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
