@@ -57,6 +57,7 @@ class Format(str, Enum):
     json = "json"
     sarif = "sarif"
     github = "github"
+    html = "html"
 
 
 class Color(str, Enum):
@@ -388,6 +389,7 @@ def _emit(report, catalog, output_format: Format, output: Path | None, color: Co
         console = make_console(color)
         print_report(report, catalog, console, quiet=quiet, verbose=verbose)
         return
+    report.command = ("breakscan", *sys.argv[1:])
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
         write_atomic(output, text if text.endswith("\n") else text + "\n")

@@ -215,6 +215,7 @@ class Report:
     # Hidden by suppression comments: in no format; `--fix` still weighs them (a suppressed
     # print is still a print the BRK201 rewrite must not drop).
     suppressed: list[Finding] = field(default_factory=list)
+    command: tuple[str, ...] = ()  # the command line that made the report (`--format html` shows it)
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""
