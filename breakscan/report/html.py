@@ -61,8 +61,8 @@ def _asset(name: str) -> str:
 
 
 def _csp_hash(script: str) -> str:
-    """The CSP source for an inline script: `'sha256-…'` of its exact text."""
-    return "'sha256-" + base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii") + "'"
+    """The base64 SHA-256 of an inline script's exact text, for CSP's `'sha256-…'` source."""
+    return base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
 
 
 def page_data(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
