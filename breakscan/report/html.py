@@ -32,7 +32,7 @@ from markupsafe import Markup
 from breakscan import __version__
 from breakscan.catalog import Rule
 from breakscan.findings import EntryReport, Finding, Kind, Report, Status
-from breakscan.report.origin import call_site, display_path, shorten_paths, split_by_origin
+from breakscan.report.origin import call_site, display_path, happened_at, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
 from breakscan.report.source import SourceCache
 from breakscan.report.terminal import CONTEXT_LINES, clean, entry_label, worst_first
@@ -71,7 +71,8 @@ def page_data(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
     visible = sorted(report.visible(), key=Finding.sort_key)
     own, libraries = split_by_origin(visible, report.root)
     ids = {id(f): f"f{n}" for n, f in enumerate([*own, *_by_call_site(libraries, report)], 1)}
-    views = {id(f): finding_view(f, ids[id(f)], report, rules, sources) for f in visible}
+    mine = {id(f) for f in own}
+    views = {id(f): finding_view(f, ids[id(f)], report, rules, sources, library=id(f) not in mine) for f in visible}
     return {
         "run": run_facts(report),
         "summary": summary_view(report, rules),
@@ -123,12 +124,13 @@ def summary_view(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
 
 def entry_view(entry: EntryReport, report: Report, visible: list[Finding], ids: dict[int, str]) -> dict[str, Any]:
     """One entry: its stats, its graphs and breaks in call order (bars), and its recompiles."""
-    largest = max(entry.ops_per_graph, default=0)
+    graphs = [event for event in entry.timeline if "graph" in event]
+    largest = max(graphs, key=lambda event: event["ops"]) if len(graphs) > 1 else None  # the first of the largest
     timeline = []
     for event in entry.timeline:
         if "graph" in event:
-            timeline.append({"kind": "graph", "graph": event["graph"] + 1, "ops": event["ops"], "largest": event["ops"] == largest
-                             and largest > 0 and len(entry.ops_per_graph) > 1})
+            timeline.append({"kind": "graph", "graph": event["graph"] + 1, "ops": event["ops"],
+                             "largest": event is largest})
         else:
             timeline.append(_break_view(event["break"], entry, report, visible, ids))
     recompiles = [{"anchor": ids.get(id(f), ""), "message": clean(f.message), "calls": f.extra.get("calls") or []}
@@ -180,24 +182,31 @@ def _library_groups(findings: list[Finding], report: Report, views: dict[int, di
     return groups
 
 
-def finding_view(f: Finding, anchor: str, report: Report, rules: dict[str, Rule],
-                 sources: SourceCache) -> dict[str, Any]:
-    """One finding's fields, cleaned for display (the template escapes them)."""
+def finding_view(f: Finding, anchor: str, report: Report, rules: dict[str, Rule], sources: SourceCache, *,
+                 library: bool = False) -> dict[str, Any]:
+    """One finding's fields, cleaned for display (the template escapes them).
+
+    `location` is the finding's own (as in JSON and SARIF); a finding in a library is shown
+    (`where`, `file`, code frame) where it happened, its call site being its group's title.
+    """
     rule = rules.get(f.rule_id)
-    file = display_path(f.path, report.root)
+    location = f"{display_path(f.path, report.root)}:{f.line}:{f.column}"
+    shown = _at_library_line(f, sources) if library else f
+    file = display_path(shown.path, report.root)
     rewrite = None
     if f.rewrite is not None:
         flag = "--fix" if f.rewrite.safety == "safe" else "--fix --unsafe-fixes"
         rewrite = {"flag": flag, "text": clean(" ".join(f.rewrite.description.split()))}
     return {
         "anchor": anchor,
-        "where": clean(f"{file}:{f.line}:{f.column}"),
+        "location": clean(location),
+        "where": clean(f"{file}:{shown.line}" if library else location),
         "file": clean(file),
         "rule": clean(f.rule_id), "title": clean(rule_title(f.rule_id, rules)),
         "severity": f.severity.value, "kind": f.kind.value,
         "status": "error" if f.kind is Kind.ERROR else f.status.value,
         "message": "\n".join(clean(line) for line in f.message.splitlines()),
-        "frame": code_frame(sources.lines(f.path), f),
+        "frame": code_frame(sources.lines(shown.path), shown),
         "fix": clean(" ".join((f.fix or (rule.fix if rule else "")).split())),
         "rewrite": rewrite,
         "explanation": clean(" ".join(f.explanation.split())),
@@ -209,6 +218,15 @@ def finding_view(f: Finding, anchor: str, report: Report, rules: dict[str, Rule]
         "stack": [{"where": clean(f"{display_path(fr.path, report.root)}:{fr.line}"), "function": clean(fr.function)}
                   for fr in f.stack],
     }
+
+
+def _at_library_line(f: Finding, sources: SourceCache) -> Finding:
+    """`f` moved to where it happened in the library (the innermost stack frame), its span the
+    line's code (Dynamo gives no columns there)."""
+    path, line = happened_at(f)
+    text = sources.line(path, line) or ""
+    start = len(text) - len(text.lstrip()) + 1
+    return f.replace(path=path, line=line, column=start, end_line=None, end_column=len(text.rstrip()) + 1)
 
 
 def _guard(f: Finding) -> dict[str, Any] | None:
