@@ -125,17 +125,23 @@ def test_entry_bars_follow_the_timeline_and_mark_fallbacks_and_recompiles(tmp_pa
                                        "fallback": False}},
                             {"graph": 1, "ops": 3},
                             {"break": {"path": str(model), "line": 5, "gb_id": "GB0007", "gb_type": "skip",
-                                       "fallback": True}}])
+                                       "fallback": True}},
+                            {"break": {"path": str(model), "line": 5, "gb_id": "GB0007", "gb_type": "skip",
+                                       "fallback": False}},
+                            {"break": {"path": str(model), "line": 3, "gb_id": "GB0124", "gb_type": "item",
+                                       "fallback": False}}])
     report = Report(root=tmp_path, findings=[brk, fallback, recompile], entries=[entry], dynamic_ran=True)
     page = html.render(report, load_catalog())
     timeline = page[page.index('<ol class="timeline"'):page.index("</ol>", page.index('<ol class="timeline"'))]
     assert re.findall(r'style="flex-grow: (\d+)"', timeline) == ["7", "3"]
     assert 'class="graph largest"' in timeline  # the 7-op graph: the one the worst split cuts
-    cuts = re.findall(r'<li class="cut (\w+)"><a href="#(f\d+)".*?line (\d+)</span><span class="cut-id">(\w+)<',
-                      timeline)
+    cuts = [re.findall(r'<a class="(\w+)" href="#(f\d+)".*?line (\d+)( ×\d+)?</span><span class="cut-id">(\w+)', cut)
+            for cut in re.findall(r'<li class="cut">(.*?)</li>', timeline)]
     anchors = dict(re.findall(r'<article class="finding[^"]*" id="(f\d+)"[^>]* data-rule="(\w+)"', page))
-    assert [(kind, line, gb, anchors[a]) for kind, a, line, gb in cuts] == [
-        ("brk", "3", "GB0124", "BRK102"), ("fallback", "5", "GB0007", "GB0007")]
+    named = [[(kind, line + times, gb, anchors[a]) for kind, a, line, times, gb in cut] for cut in cuts]
+    # Breaks with no graph between them are one marker, each distinct break once, repeats counted.
+    assert named == [[("brk", "3", "GB0124", "BRK102")],
+                     [("fallback", "5 ×2", "GB0007", "GB0007"), ("brk", "3", "GB0124", "BRK102")]]
     assert "recompile</span> <a href=" in page and "guard failed: x.size()[0] == 4" in page
     assert "tensor &#39;x&#39; size mismatch at index 0" in page and "shape (call 2)" in page
 

@@ -126,13 +126,15 @@ def entry_view(entry: EntryReport, report: Report, visible: list[Finding], ids: 
     """One entry: its stats, its graphs and breaks in call order (bars), and its recompiles."""
     graphs = [event for event in entry.timeline if "graph" in event]
     largest = max(graphs, key=lambda event: event["ops"]) if len(graphs) > 1 else None  # the first of the largest
-    timeline = []
+    timeline: list[dict[str, Any]] = []
     for event in entry.timeline:
         if "graph" in event:
             timeline.append({"kind": "graph", "graph": event["graph"] + 1, "ops": event["ops"],
                              "largest": event is largest})
-        else:
-            timeline.append(_break_view(event["break"], entry, report, visible, ids))
+            continue
+        if not timeline or timeline[-1]["kind"] != "cut":  # breaks with no graph between: one marker
+            timeline.append({"kind": "cut", "breaks": []})
+        _add_break(timeline[-1]["breaks"], event["break"], entry, report, visible, ids)
     recompiles = [{"anchor": ids.get(id(f), ""), "message": clean(f.message), "calls": f.extra.get("calls") or []}
                   for f in visible if f.entry == entry.name and f.kind is Kind.RECOMPILE]
     return {
@@ -147,16 +149,28 @@ def entry_view(entry: EntryReport, report: Report, visible: list[Finding], ids: 
     }
 
 
-def _break_view(brk: dict[str, Any], entry: EntryReport, report: Report, visible: list[Finding],
-                ids: dict[int, str]) -> dict[str, Any]:
-    """A break marker: `path:line`, its GB id and type, and the anchor of the finding it is."""
-    path, line = brk.get("path") or "", int(brk.get("line") or 0)
-    match = next((f for f in visible if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
-        (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack))), None)
-    where = f"{display_path(path, report.root)}:{line}" if path else ""
-    return {"kind": "cut", "where": clean(where), "line": line, "gb_id": clean(brk.get("gb_id") or ""),
-            "gb_type": clean(brk.get("gb_type") or "graph break"), "fallback": bool(brk.get("fallback")),
-            "anchor": ids.get(id(match), "") if match else "", "rule": clean(match.rule_id) if match else ""}
+def _add_break(breaks: list[dict[str, Any]], brk: dict[str, Any], entry: EntryReport, report: Report,
+               visible: list[Finding], ids: dict[int, str]) -> None:
+    """Add a break to a marker's distinct breaks (path, line, GB id; repeats counted, a fallback
+    among them marks it): `where`, `line`, `gb_id`, `gb_type`, and its finding's `anchor`."""
+    path, line, gb_id = brk.get("path") or "", int(brk.get("line") or 0), brk.get("gb_id") or ""
+    for seen in breaks:
+        if seen["key"] == (path, line, gb_id):
+            seen["count"] += 1
+            seen["fallback"] = seen["fallback"] or bool(brk.get("fallback"))
+            return
+    match = _finding_at(path, line, entry, visible)
+    breaks.append({"key": (path, line, gb_id), "count": 1, "fallback": bool(brk.get("fallback")),
+                   "where": clean(f"{display_path(path, report.root)}:{line}" if path else ""), "line": line,
+                   "gb_id": clean(gb_id), "gb_type": clean(brk.get("gb_type") or "graph break"),
+                   "anchor": ids.get(id(match), "") if match else "", "rule": clean(match.rule_id) if match else ""})
+
+
+def _finding_at(path: str, line: int, entry: EntryReport, visible: list[Finding]) -> Finding | None:
+    """The break or fallback finding at path:line (or holding it in its stack), the entry's own first."""
+    hits = [f for f in visible if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
+        (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack))]
+    return next((f for f in hits if f.entry == entry.name), hits[0] if hits else None)
 
 
 def _fullgraph(entry: EntryReport) -> dict[str, str]:
