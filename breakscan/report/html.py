@@ -24,6 +24,7 @@ import shlex
 from collections import Counter
 from importlib import resources
 from itertools import groupby
+from pathlib import Path
 from typing import Any
 
 import jinja2
@@ -82,7 +83,7 @@ def page_data(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
         "libraries": _library_groups(libraries, report, views),
         "filters": {
             "statuses": sorted({v["status"] for v in views.values()}, key=_status_order),
-            "rules": sorted({f.rule_id for f in visible}),
+            "rules": sorted({clean(f.rule_id) for f in visible}),
             "files": sorted({v["file"] for v in views.values()}),
         },
         "total": len(visible),
@@ -143,7 +144,7 @@ def entry_view(entry: EntryReport, report: Report, visible: list[Finding], ids: 
         "calls": entry.calls, "graphs": entry.graphs, "breaks": entry.graph_breaks,
         "recompiles_count": entry.recompiles, "ops": entry.ops_per_graph,
         "timeline": timeline, "recompiles": recompiles,
-        "fullgraph": _fullgraph(entry),
+        "fullgraph": _fullgraph(entry, report.root),
         "largest_split_by": shorten_paths(clean(entry.largest_split_by)),
         "error": clean(" ".join(entry.error.split())),
     }
@@ -173,14 +174,19 @@ def _finding_at(path: str, line: int, entry: EntryReport, visible: list[Finding]
     return next((f for f in hits if f.entry == entry.name), hits[0] if hits else None)
 
 
-def _fullgraph(entry: EntryReport) -> dict[str, str]:
+def _fullgraph(entry: EntryReport, root: Path) -> dict[str, str]:
     if entry.error:
         return {"verdict": "error", "text": clean(" ".join(entry.error.split()))}
     if entry.fullgraph_ok is None:
         return {"verdict": "unknown", "text": ""}
     if entry.fullgraph_ok:
         return {"verdict": "ok", "text": ""}
-    return {"verdict": "no", "text": clean(shorten_paths(" ".join(entry.fullgraph_error.split())))}
+    return {"verdict": "no", "text": clean(_root_relative(shorten_paths(" ".join(entry.fullgraph_error.split())), root))}
+
+
+def _root_relative(text: str, root: Path) -> str:
+    """`text` with the root's absolute path prefix cut from the paths it names (Dynamo's messages)."""
+    return text.replace(root.resolve().as_posix() + "/", "")
 
 
 def _by_call_site(findings: list[Finding], report: Report) -> list[Finding]:
