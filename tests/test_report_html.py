@@ -96,6 +96,9 @@ def test_untrusted_text_is_escaped_and_control_characters_are_shown(tmp_path: Pa
     assert "&lt;/code&gt;&lt;img src=x onerror=alert(1)&gt;" in page  # the code frame's comment line
     assert "a &amp; b &lt;b&gt;bold&lt;/b&gt;" in page and "&lt;lambda&gt;" in page
     assert "\u202e" not in page and "\\u202e" in page  # a bidi override is shown, not applied
+    fix = html.render(Report(root=tmp_path, findings=[finding.replace(fix="Use `x.sum() < 0` or `<b>`")]),
+                      load_catalog())
+    assert "Use <code>x.sum() &lt; 0</code> or <code>&lt;b&gt;</code>" in fix  # code spans, still escaped
 
 
 def test_page_fetches_nothing_and_runs_only_its_own_script(tmp_path: Path) -> None:

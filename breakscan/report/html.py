@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import re
 import shlex
 from collections import Counter
 from importlib import resources
@@ -28,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from breakscan import __version__
 from breakscan.catalog import Rule
@@ -53,8 +54,19 @@ def render(report: Report, rules: dict[str, Rule]) -> str:
 
 
 def _environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.PackageLoader("breakscan.report", _TEMPLATES), autoescape=True,
-                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(loader=jinja2.PackageLoader("breakscan.report", _TEMPLATES), autoescape=True,
+                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    env.filters["code_spans"] = code_spans
+    return env
+
+
+_BACKTICKS = re.compile(r"`([^`\n]+)`")
+
+
+def code_spans(text: str) -> Markup:
+    """`text` escaped, then its `backticked` spans (rule messages, fixes) as `<code>`: safe, since
+    the escaping comes first and a backtick is no markup."""
+    return Markup(_BACKTICKS.sub(r"<code>\1</code>", str(escape(text))))
 
 
 def _asset(name: str) -> str:
