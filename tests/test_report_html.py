@@ -166,6 +166,19 @@ def test_library_finding_is_shown_where_it_happened_under_the_call_site(tmp_path
     assert "In your code: 0 finding(s)" in page
 
 
+def test_call_order_puts_each_break_after_the_graph_it_ends() -> None:
+    from breakscan.dynamic.runner import call_order
+
+    def brk(line: int, **more) -> dict:
+        return {"break": {"path": "/p/m.py", "line": line, "gb_id": "GB0124", "gb_type": "item", **more}}
+
+    # Dynamo logs a break, then compiles the graph that ends at it; a graph after no break ends at a return.
+    order = [brk(16), {"graph": 0, "ops": 4}, brk(17), brk(18, fallback=True), {"graph": 1, "ops": 2},
+             {"graph": 2, "ops": 1}]
+    got = [("g", e["ops"]) if "graph" in e else (e["break"]["line"], e["break"]["fallback"]) for e in call_order(order, [])]
+    assert got == [("g", 4), (16, False), (17, False), ("g", 2), (18, True), ("g", 1)]
+
+
 # --- in the browser ------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
