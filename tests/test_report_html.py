@@ -109,6 +109,7 @@ def test_page_fetches_nothing_and_runs_only_its_own_script(tmp_path: Path) -> No
     assert "default-src 'none'" in csp and re.search(r"script-src 'sha256-[A-Za-z0-9+/=]+'", csp)
     assert page.count("<script>") == 1 and "<link" not in page and " src=" not in page
     assert "https://" not in page.replace('href="https://', "")  # links only, never a resource
+    assert f'<a class="source" href="{model.resolve().as_uri()}">model.py</a>' in page  # back to the source
 
 
 def test_entry_bars_follow_the_timeline_and_mark_fallbacks_and_recompiles(tmp_path: Path) -> None:

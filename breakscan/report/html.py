@@ -90,8 +90,8 @@ def page_data(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
         "run": run_facts(report),
         "summary": summary_view(report, rules),
         "entries": [entry_view(e, report, visible, ids) for e in worst_first(report.entries)],
-        "own": [{"title": clean(display_path(path, report.root)), "findings": [views[id(f)] for f in group]}
-                for path, group in groupby(own, key=lambda f: f.path)],
+        "own": [{"title": clean(display_path(path, report.root)), "link": _file_uri(path),
+                 "findings": [views[id(f)] for f in group]} for path, group in groupby(own, key=lambda f: f.path)],
         "libraries": _library_groups(libraries, report, views),
         "filters": {
             "statuses": sorted({v["status"] for v in views.values()}, key=_status_order),
@@ -100,6 +100,14 @@ def page_data(report: Report, rules: dict[str, Rule]) -> dict[str, Any]:
         },
         "total": len(visible),
     }
+
+
+def _file_uri(path: str) -> str:
+    """A `file:` link to the source file (opened on a click, never fetched by the page), or ""."""
+    try:
+        return Path(path).resolve().as_uri()
+    except (ValueError, OSError):
+        return ""
 
 
 def run_facts(report: Report) -> dict[str, Any]:
