@@ -332,7 +332,7 @@ def test_run_mode_writes_the_page_for_the_program(browser, tmp_path: Path) -> No
         assert page.locator(f'article.finding[data-rule="BRK102"][data-status="confirmed"] .where').inner_text() \
             == f"train.py:{item_line}:13"
         recompiles = page.locator('article.finding[data-rule="BRK510"] .message').all_inner_texts()
-        assert "Recompiled `step`: guard failed: tensor 'x' size mismatch at index 0. expected 4, actual 6" in recompiles
+        assert "Recompiled step: guard failed: tensor 'x' size mismatch at index 0. expected 4, actual 6" in recompiles  # `step` is code
         assert page.locator("#entries .timeline .graph").count() >= 2
         assert f"line {item_line}" in page.locator("#entries .timeline .cut").first.inner_text()
         assert "breakscan run --format html -o report.html --exit-zero train.py" in page.locator("#command").inner_text()
