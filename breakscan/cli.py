@@ -56,6 +56,7 @@ class Format(str, Enum):
     json = "json"
     sarif = "sarif"
     github = "github"
+    html = "html"
 
 
 class Color(str, Enum):
@@ -258,12 +259,12 @@ def _fix_or_diff(paths, config, catalog, root: Path, fix: bool, diff: bool, unsa
 
 def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "Format",
                   quiet: bool = False, cache: bool = False) -> None:
-    """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`: the formats that show
+    """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`, HTML: the formats that show
     them); record `--fix`'s work. `--quiet` text (the pre-commit hook) skips it: working out
     rewrites resolves libcst positions, which costs more than the scan of a small commit.
     With `cache`, rewrites of unchanged files come from the result cache (no libcst)."""
     report.fixed = fixed
-    if output_format not in (Format.text, Format.sarif) or (quiet and output_format is Format.text):
+    if output_format not in (Format.text, Format.sarif, Format.html) or (quiet and output_format is Format.text):
         return
     from breakscan.fix import attach_rewrites
     from breakscan.static.cache import Cache
@@ -391,6 +392,7 @@ def _emit(report, catalog, output_format: Format, output: Path | None, color: Co
         console = make_console(color)
         print_report(report, catalog, console, quiet=quiet, verbose=verbose)
         return
+    report.command = ("breakscan", *sys.argv[1:])
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
         write_atomic(output, text if text.endswith("\n") else text + "\n")

@@ -186,6 +186,10 @@ class EntryReport:
     error: str = ""
     call_path: str = ""  # the user's line that called the entry first (the examples' `yield`)
     call_line: int = 0
+    # The first call's graphs and the breaks between them, in call order (see
+    # `breakscan.dynamic.runner.call_order`): `{"graph": i, "ops": n}` and `{"break": {path, line,
+    # gb_id, gb_type, fallback}}`; run mode: every frame the program compiled.
+    timeline: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -215,6 +219,7 @@ class Report:
     # Hidden by suppression comments: in no format; `--fix` still weighs them (a suppressed
     # print is still a print the BRK201 rewrite must not drop).
     suppressed: list[Finding] = field(default_factory=list)
+    command: tuple[str, ...] = ()  # the command line that made the report (`--format html` shows it)
 
     def visible(self) -> list[Finding]:
         """Findings to show: all but `refuted` unless `show_refuted`."""

@@ -120,7 +120,7 @@ def test_a_fallback_break_keeps_its_location_for_the_split_summary() -> None:
               "fail_user_frame_filename": "/p/m.py", "fail_user_frame_lineno": 7,
               "parsed": {"gb_type": "Dynamic shape operator", "gb_id": "GB0036"}}
     assert break_summary(record) == {"gb_type": "Dynamic shape operator", "gb_id": "GB0036",
-                                     "path": "/p/m.py", "line": 7}
+                                     "path": "/p/m.py", "line": 7, "fallback": True}  # marked for the HTML picture
 
 
 RECOMPILING = """\

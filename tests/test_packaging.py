@@ -15,6 +15,8 @@ def test_wheel_install_finds_every_rule_from_another_directory(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--no-build-isolation",
                     "--target", str(target), str(ROOT)], check=True, cwd=tmp_path)
     assert (target / "breakscan" / "_rules").is_dir()
+    templates = target / "breakscan" / "report" / "templates"  # --format html's Jinja2 templates
+    assert {p.name for p in templates.iterdir()} >= {"report.html", "finding.html", "report.css", "report.js"}
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     env = {**os.environ, "PYTHONPATH": str(target)}

@@ -38,12 +38,16 @@ def test_findings_are_relative_sorted_and_counted(tmp_path: Path) -> None:
 
 
 def test_entries_have_relative_paths_and_output_is_deterministic(tmp_path: Path) -> None:
-    entries = [EntryReport("z", path=str(tmp_path / "m.py"), graphs=2), EntryReport("a", graphs=1)]
+    timeline = [{"graph": 0, "ops": 3}, {"break": {"path": str(tmp_path / "m.py"), "line": 3, "gb_id": "GB0124",
+                                                  "gb_type": "item", "fallback": False}}, {"graph": 1, "ops": 1}]
+    entries = [EntryReport("z", path=str(tmp_path / "m.py"), graphs=2, timeline=timeline), EntryReport("a", graphs=1)]
     report = Report(root=tmp_path, findings=[finding(tmp_path / "m.py", 3, extra={"b": 1, "a": 2})], entries=entries)
     text = json_report.render(report, load_catalog())
     doc = json.loads(text)
     assert [e["name"] for e in doc["entries"]] == ["a", "z"]
     assert doc["entries"][1]["path"] == "m.py"
+    assert doc["entries"][1]["timeline"][1]["break"]["path"] == "m.py"  # the graphs and breaks, paths relative
+    assert report.entries[0].timeline[1]["break"]["path"] == str(tmp_path / "m.py")  # the report is not changed
     assert list(doc["findings"][0]["extra"]) == ["a", "b"]
     report.entries.reverse()
     assert json_report.render(report, load_catalog()) == text

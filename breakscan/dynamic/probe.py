@@ -419,7 +419,7 @@ def fullgraph_message(exc: BaseException) -> str:
 def break_summary(record: dict[str, Any]) -> dict[str, Any]:
     """`{gb_type, gb_id, path, line}` of a `break` record, or of a `fallback` record (a frame
     Dynamo gave up on: `compilation_metrics` names the failing user frame, its `parsed` reason
-    the type and id)."""
+    the type and id; marked `fallback`)."""
     if "fail_type" not in record:
         return {k: record.get(k) for k in ("gb_type", "gb_id", "path", "line")}
     parsed = record.get("parsed") or {}
@@ -428,6 +428,7 @@ def break_summary(record: dict[str, Any]) -> dict[str, Any]:
         "gb_id": parsed.get("gb_id") or "",
         "path": record.get("fail_user_frame_filename") or record.get("co_filename") or "",
         "line": record.get("fail_user_frame_lineno") or record.get("co_firstlineno") or 0,
+        "fallback": True,
     }
 
 

@@ -261,7 +261,7 @@ def run_program(
     done = next((r for r in records if r.get("type") == "done"), None)
     code = int(done.get("exit_code", 0)) if done else (None if outcome.timed_out else outcome.returncode)
     result = build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
-    result.entries = [_program_entry(e, records) for e in result.entries]
+    result.entries = [_program_entry(e, records, result.findings) for e in result.entries]
     result.interrupted = bool(outcome.interrupted)
     for f in result.findings:
         if f.rule_id in (RULE_USER_RAISED, RULE_PASS_FAILED):
@@ -305,10 +305,11 @@ def module_path(module: str, cwd: Path) -> str | None:
     return None
 
 
-def _program_entry(rep: EntryReport, records: list[dict[str, Any]]) -> EntryReport:
+def _program_entry(rep: EntryReport, records: list[dict[str, Any]], findings: list[Finding]) -> EntryReport:
     """Run mode's one entry: graphs and ops from the frames the program compiled."""
     ops = [int(r.get("graph_op_count") or 0) for r in records if r.get("type") == "compiled"]
     rep.graphs, rep.ops_per_graph = len(ops), ops
+    rep.timeline = call_order(program_order(records, rep.name), findings)
     rep.calls = 0  # the program's calls of compiled functions are not observed in run mode
     rep.recompiles = count_recompiles(records, rep.name)
     return rep
@@ -1149,11 +1150,63 @@ def largest_split(order: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def _placed(path: str, line: int, mine: list[Finding]) -> tuple[str, int]:
     """Where the break Dynamo locates at path:line was placed (a finding whose stack holds it), or itself."""
+    f = _break_finding_at(path, line, mine)
+    return (f.path, f.line) if f is not None else (path, line)
+
+
+def _break_finding_at(path: str, line: int, mine: list[Finding]) -> Finding | None:
+    """The break or fallback finding placed at path:line or holding it in its stack, if any."""
     for f in mine:
         if f.kind in (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK) and (
                 (f.path, f.line) == (path, line) or any((fr.path, fr.line) == (path, line) for fr in f.stack)):
-            return f.path, f.line
-    return path, line
+            return f
+    return None
+
+
+def call_order(order: list[dict[str, Any]], mine: list[Finding]) -> list[dict[str, Any]]:
+    """The graphs of `order` (the oracle's events, see `largest_split`) with each break placed
+    after the graph it ends: `{"graph": i, "ops": n}` and `{"break": {path, line, gb_id, gb_type,
+    fallback}}`, in the order the code runs (the first call's).
+
+    Dynamo logs a break, then compiles the graph that ends at it; breaks with no graph after
+    them (an empty prefix) stay where they are. A break is given the location of the entry's
+    finding that holds it (`mine`), so a report can link the two.
+    """
+    out: list[dict[str, Any]] = []
+    pending: list[dict[str, Any]] = []
+    for ev in order:
+        if "break" in ev:
+            pending.append(_placed_break(ev["break"], mine))
+        elif "graph" in ev:
+            out += pending[:-1]
+            out.append({"graph": int(ev["graph"]), "ops": int(ev.get("ops") or 0)})
+            out += pending[-1:]
+            pending = []
+    return out + pending
+
+
+def _placed_break(brk: dict[str, Any], mine: list[Finding]) -> dict[str, Any]:
+    path, line = brk.get("path") or "", int(brk.get("line") or 0)
+    f = _break_finding_at(path, line, mine) if path else None
+    return {"break": {"path": f.path if f else path, "line": f.line if f else line, "gb_id": brk.get("gb_id") or "",
+                      "gb_type": brk.get("gb_type") or "", "fallback": bool(brk.get("fallback"))}}
+
+
+def program_order(records: list[dict[str, Any]], entry: str) -> list[dict[str, Any]]:
+    """Run mode's event order for `entry` (the shape of the oracle's `order`): each frame the
+    program compiled (`compiled` records) as a graph, with its breaks and fallbacks."""
+    order: list[dict[str, Any]] = []
+    for r in records:
+        if r.get("entry") != entry:
+            continue
+        if r.get("type") == "compiled":
+            order.append({"graph": len([e for e in order if "graph" in e]), "ops": int(r.get("graph_op_count") or 0)})
+        elif r.get("type") == "break" and not r.get("escaped"):
+            order.append({"break": {k: r.get(k) for k in ("gb_type", "gb_id", "path", "line")}})
+        elif r.get("type") == "fallback" and not _is_limit_fallback(r):
+            ev = _fallback_event(r)
+            order.append({"break": {k: ev.get(k) for k in ("gb_type", "gb_id", "path", "line", "fallback")}})
+    return order
 
 
 FULLGRAPH_AT_RE = re.compile(r" at (?P<path>.+):(?P<line>\d+)$")
@@ -1201,6 +1254,7 @@ def entry_reports(records: list[dict[str, Any]], findings: list[Finding],
     for rep in reports.values():
         mine = [f for f in findings if f.entry == rep.name]
         split = largest_split(getattr(rep, "extra_order", []))
+        rep.timeline = call_order(getattr(rep, "extra_order", []), mine)
         if split is not None:
             rep.largest_split_by = _describe_split(split, mine, root)
         if hasattr(rep, "extra_order"):

@@ -2,7 +2,7 @@
 
 Each module exposes `render(report, rules) -> str`:
 `terminal` (rich, also `print_report`), `sarif` (SARIF 2.1.0), `json`, `github`
-(workflow-command annotations). `source` reads scanned files for code frames and columns.
+(workflow-command annotations), `html` (one self-contained page, Jinja2 templates). `source` reads scanned files for code frames and columns.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from typing import Callable
 from breakscan.catalog import Rule
 from breakscan.findings import Report
 
-FORMATS = ("text", "json", "sarif", "github")
-_MODULES = {"text": "terminal", "json": "json", "sarif": "sarif", "github": "github"}
+FORMATS = ("text", "json", "sarif", "github", "html")
+_MODULES = {"text": "terminal", "json": "json", "sarif": "sarif", "github": "github", "html": "html"}
 
 
 def renderer(fmt: str) -> Callable[[Report, dict[str, Rule]], str]:

@@ -52,10 +52,13 @@ def summary(findings: list[Finding]) -> dict[str, dict[str, int]]:
 
 
 def entry_dict(entry: EntryReport, report: Report) -> dict[str, Any]:
-    """An entry's fields, `path` relative to the root."""
+    """An entry's fields, `path`s (the entry's, its call site's, its timeline's breaks) relative to the root."""
     data = dataclasses.asdict(entry)
     data["path"] = relative_path(entry.path, report.root) if entry.path else ""
     data["call_path"] = relative_path(entry.call_path, report.root) if entry.call_path else ""
+    for event in data["timeline"]:
+        if "break" in event and event["break"].get("path"):
+            event["break"]["path"] = relative_path(event["break"]["path"], report.root)
     return data
 
 
