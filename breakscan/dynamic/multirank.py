@@ -257,14 +257,19 @@ def merge_ranks(per_rank: dict[int, tuple[list[dict[str, Any]], str]], summary: 
     if not per_rank:  # the launcher failed before any rank started
         findings.append(_launcher_finding(summary, outcome, target, timeout))
     result.findings, result.entries, result.traced_lines = findings, entries, traced
+    return result, job_exit_code(codes, outcome, bool(per_rank))
+
+
+def job_exit_code(codes: dict[int, int | None], outcome: runner.ChildOutcome, ranks_ran: bool) -> int | None:
+    """The job's exit code: None on timeout; else the lowest rank's positive exit status (the
+    rank that failed: torchrun then SIGTERMs the others), else the lowest rank's signal
+    (negative), else 0; the launcher's own status when no rank ran."""
     if outcome.timed_out:
-        code: int | None = None
-    elif failures:
-        first = min(failures)
-        code = int(failures[first].get("exitcode") or 1)
-    else:
-        code = next((c for _, c in sorted(codes.items()) if c), outcome.returncode or 0)
-    return result, code
+        return None
+    if not ranks_ran:
+        return outcome.returncode
+    ordered = [c for _, c in sorted(codes.items()) if c]
+    return next((c for c in ordered if c > 0), ordered[0] if ordered else 0)
 
 
 def _rank_error(f: Finding, rank: int, failures: dict[int, dict[str, Any]], unfinished: bool,
@@ -275,12 +280,13 @@ def _rank_error(f: Finding, rank: int, failures: dict[int, dict[str, Any]], unfi
     message = message[0].lower() + message[1:] if message else message
     extra = {**f.extra, "rank": rank}
     if f.rule_id == runner.RULE_PASS_FAILED and unfinished:
-        others = sorted(r for r in failures if r != rank)
+        others = sorted(r for r, v in failures.items() if r != rank and int(v.get("exitcode") or 0) > 0)
+        signalled = rank not in failures or int(failures[rank].get("exitcode") or 0) < 0
         if outcome.timed_out:
             message = (f"hung: still running when the {timeout:g} s timeout killed the job (a rank waiting in a "
                        "collective that another rank never joins, or a desync); where it waited is its stack")
             extra["hung"] = True
-        elif rank not in failures and others:
+        elif signalled and others and not outcome.interrupted:
             message = (f"was stopped by the launcher (torchrun) after rank {others[0]} failed; its findings up "
                        "to then are kept")
             extra["stopped_by_launcher"] = True
