@@ -256,6 +256,14 @@ def merge_ranks(per_rank: dict[int, tuple[list[dict[str, Any]], str]], summary: 
     findings += divergence_findings(findings, finished, sorted(per_rank))
     if not per_rank:  # the launcher failed before any rank started
         findings.append(_launcher_finding(summary, outcome, target, timeout))
+    for rank in sorted(set(failures) - set(per_rank)):  # died before its capture wrote anything
+        status = failures[rank].get("signal") or f"exit status {failures[rank].get('exitcode')}"
+        findings.append(Finding(
+            rule_id=runner.RULE_PASS_FAILED, kind=Kind.ERROR, path=str(target), line=1,
+            message=f"Rank {rank}: failed before breakscan's capture started ({status})",
+            severity=Severity.ERROR, status=Status.OBSERVED,
+            extra={"rank": rank, "ranks": [rank], "returncode": failures[rank].get("exitcode"),
+                   "source": "breakscan"}))
     result.findings, result.entries, result.traced_lines = findings, entries, traced
     return result, job_exit_code(codes, outcome, bool(per_rank))
 

@@ -261,6 +261,9 @@ def run_program(
     done = next((r for r in records if r.get("type") == "done"), None)
     code = int(done.get("exit_code", 0)) if done else (None if outcome.timed_out else outcome.returncode)
     result = build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
+    from breakscan.dynamic.multirank import ddp_split_findings  # (it imports this module)
+
+    result.findings += ddp_split_findings(records, project_root, label)  # DDP on a single rank
     result.entries = [_program_entry(e, records) for e in result.entries]
     result.interrupted = bool(outcome.interrupted)
     for f in result.findings:
