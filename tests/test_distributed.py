@@ -243,3 +243,18 @@ def test_ctrl_c_stops_every_rank_and_keeps_the_findings(tmp_path: Path) -> None:
     [brk] = [f for f in report["findings"] if f["rule_id"] in ("BRK201", "GB0059")]
     assert brk["ranks"] == [0, 1]
     assert not [f for f in report["findings"] if f["rule_id"].startswith("BRK9")], report["findings"]
+
+
+@pytest.mark.parametrize("finished, expected", [({0, 1}, [1]), ({0}, [])])
+def test_only_ranks_that_finished_are_compared(finished: set[int], expected: list[int]) -> None:
+    """A break seen on rank 0 is a divergence from rank 1 only if rank 1 finished (a rank that
+    died before reaching the line is no evidence); expected splits never diverge. No job: the
+    merge on findings as the ranks reported them."""
+    from breakscan.dynamic.multirank import divergence_findings
+    from breakscan.findings import Finding, Kind, Severity, Status
+
+    brk = Finding(rule_id="GB0059", kind=Kind.GRAPH_BREAK, path="/p/train.py", line=3, message="print",
+                  status=Status.OBSERVED, extra={"ranks": [0]})
+    split = brk.replace(rule_id="BRK521", severity=Severity.NOTE, extra={"ranks": [0], "expected": True})
+    out = divergence_findings([brk, split], finished, [0, 1])
+    assert [f.extra["missing_ranks"] for f in out] == ([expected] if expected else [])
