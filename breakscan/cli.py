@@ -421,11 +421,21 @@ def run_command(
     color: ColorOption = Color.auto,
     quiet: QuietOption = False,
     verbose: VerboseOption = False,
+    nproc_per_node: Optional[int] = typer.Option(
+        None, "--nproc-per-node", min=1,
+        help="Launch N ranks per node with torch.distributed's launcher (torchrun) and merge their findings."),
+    nnodes: Optional[str] = typer.Option(None, "--nnodes", help="torchrun's --nnodes (N or MIN:MAX)."),
+    node_rank: Optional[int] = typer.Option(None, "--node-rank", help="torchrun's --node-rank."),
+    rdzv_endpoint: Optional[str] = typer.Option(None, "--rdzv-endpoint",
+                                                help="torchrun's --rdzv-endpoint HOST:PORT (several nodes)."),
+    rdzv_id: Optional[str] = typer.Option(None, "--rdzv-id", help="torchrun's --rdzv-id (several nodes)."),
 ) -> None:
     """Run SCRIPT [ARGS...] (or -m MODULE [ARGS...]) unchanged and report every compiled region.
 
     The program's output passes through; breakscan's report follows it (or goes to -o). The
     static pass covers the program's own files (the script's directory or the module's package).
+    With --nproc-per-node, torchrun's machinery runs it on every rank; each finding says which
+    ranks saw it, and BRK520 reports what some ranks did but not all.
     """
     from breakscan.catalog import CatalogError, load_catalog
     from breakscan.config import ConfigError, find_pyproject, load_config
@@ -454,9 +464,14 @@ def run_command(
         main_path = Path(found).absolute() if found else None
     own = ([main_path.parent] if main_path else [])
     scan_root = (root or (git_root(own[0]) if own else None) or (own[0] if own else Path.cwd())).absolute()
+    launch = None
+    if nproc_per_node is not None or nnodes or rdzv_endpoint:
+        from breakscan.dynamic.multirank import torchrun_args
+
+        launch = torchrun_args(nproc_per_node or 1, nnodes, node_rank, rdzv_endpoint, rdzv_id)
     try:
         report, code = _run_program(script, module, argv, own, config, catalog, scan_root, backend,
-                                    show_refuted, verbose)
+                                    show_refuted, verbose, launch)
     except Exception as exc:  # breakscan's own bug: exit 2, never a silent pass
         if verbose:
             raise
@@ -485,17 +500,22 @@ def _exit_if_interrupted(report, output_format: Format, output: Path | None, qui
     raise typer.Exit(report.interrupted.exit_code)
 
 
-def _run_program(script, module, argv, own, config, catalog, scan_root, backend, show_refuted, verbose):
-    """Static pass over the program's own files, then the program under the capture; merged."""
+def _run_program(script, module, argv, own, config, catalog, scan_root, backend, show_refuted, verbose,
+                 launch=None):
+    """Static pass over the program's own files, then the program under the capture; merged.
+
+    `launch`: torchrun's options (multirank.torchrun_args) to run it on several ranks."""
+    from breakscan.dynamic.multirank import run_ranks
     from breakscan.dynamic.runner import run_program
     from breakscan.interrupt import catch_interrupts
     from breakscan.scan import DynamicOutcome, build_report, interruption, merge_dynamic, static_pass
 
     static = static_pass(own, config, catalog, root=scan_root, verbose=verbose)
     with catch_interrupts() as interrupt:
-        result, code = run_program(script=script, module=module, argv=argv, cwd=Path.cwd(),
-                                   project_root=scan_root, device=config.device, timeout=config.timeout,
-                                   backend=backend, stop=interrupt, dynamo_config=config.dynamo_config)
+        kwargs = dict(script=script, module=module, argv=argv, cwd=Path.cwd(), project_root=scan_root,
+                      device=config.device, timeout=config.timeout, backend=backend, stop=interrupt,
+                      dynamo_config=config.dynamo_config)
+        result, code = run_ranks(torchrun=launch, **kwargs) if launch else run_program(**kwargs)
     outcome = DynamicOutcome()
     merge_dynamic(outcome, result)
     report = build_report(static, outcome, config, root=scan_root, show_refuted=show_refuted)

@@ -150,6 +150,9 @@ class Finding:
             "entry": self.entry,
             "code": self.code,
             "extra": self.extra,
+            # additive, only from `breakscan run --nproc-per-node`: the ranks that saw it; BRK521's
+            # split made on purpose by DDP's optimizer
+            **{k: self.extra[k] for k in ("ranks", "expected") if k in self.extra},
         }
 
 

@@ -32,7 +32,9 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
     passthrough: list[Finding] = []
     recompiles: dict[str, list[Finding]] = defaultdict(list)
     for finding in dynamic:
-        if finding.kind in BREAK_KINDS:
+        if finding.extra.get("rank_divergence") or finding.extra.get("expected"):
+            passthrough.append(finding)  # BRK520/BRK521 (multirank): about the break, never merged into it
+        elif finding.kind in BREAK_KINDS:
             by_file[_key(finding.path)].append(finding)
         elif finding.kind is Kind.RECOMPILE:
             recompiles[_key(finding.path)].append(finding)
@@ -93,7 +95,7 @@ def _match_recompile(pred: Finding, observed: list[Finding], used: set[int]) -> 
     used.update(id(d) for d in hits)
     first = hits[0]
     return pred.replace(status=Status.CONFIRMED, entry=first.entry, stack=first.stack,
-                        extra={**pred.extra, "guard_failures": [d.message for d in hits]})
+                        extra={**pred.extra, "guard_failures": [d.message for d in hits], **_ranks(hits)})
 
 
 def _confirm(pred: Finding, observed: list[Finding]) -> Finding:
@@ -103,5 +105,11 @@ def _confirm(pred: Finding, observed: list[Finding]) -> Finding:
         status=Status.CONFIRMED, gb_ids=gb_ids, explanation=first.explanation,
         hints=first.hints, stack=first.stack, entry=first.entry,
         kind=first.kind if first.kind is Kind.FRAME_FALLBACK else pred.kind,
-        extra={**pred.extra, "dynamo_message": first.message},
+        extra={**pred.extra, "dynamo_message": first.message, **_ranks(observed)},
     )
+
+
+def _ranks(observed: list[Finding]) -> dict[str, list[int]]:
+    """`{"ranks": [...]}`: the ranks (multirank run) that observed any of `observed`; {} otherwise."""
+    ranks = {r for d in observed for r in d.extra.get("ranks") or ()}
+    return {"ranks": sorted(ranks)} if any("ranks" in d.extra for d in observed) else {}

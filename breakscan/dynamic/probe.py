@@ -143,6 +143,8 @@ class Collector(logging.Handler):
                 # eagerly because its caller did: nothing the user compiled falls back.
                 if not all(fr["path"].startswith(self.skip_dirs + STDLIB_DIRS) for fr in escaped["stack"]):
                     self._write("break", escaped)
+            elif name == DDP_LOGGER and "DDPOptimizer used bucket cap" in str(record.msg):
+                self._write("ddp_split", ddp_split(record))
             elif record.levelno >= logging.WARNING:
                 limit = parse.parse_recompile_limit(text)
                 if limit:
@@ -161,6 +163,23 @@ class Collector(logging.Handler):
                 "Graph break in user code at ?:0\nGraph Break Reason: " + str(cm.get("fail_reason") or "")
             )
             self._write("fallback", data)
+
+
+DDP_LOGGER = "torch._dynamo.backends.distributed"
+
+
+def ddp_split(record: logging.LogRecord) -> dict[str, Any]:
+    """DDPOptimizer's `used bucket cap %s and created %d buckets` (its arguments), the compile it
+    belongs to, and the Python stack at that moment (the user's call that compiles the graph)."""
+    import torch._guards
+
+    cap, buckets = (tuple(record.args) + (0, 0))[:2] if isinstance(record.args, tuple) else (0, 0)
+    frames = traceback.extract_stack()
+    cut = next((i for i, fs in enumerate(frames) if fs.filename == logging.__file__), len(frames))
+    stack = [{"path": fs.filename, "line": fs.lineno or 0, "function": fs.name, "column": None}
+             for fs in frames[:cut]]  # up to the `log.info` call (the logging module and the probe below)
+    return {"bucket_cap": int(cap), "buckets": int(buckets),
+            "compile_id": str(torch._guards.CompileContext.current_compile_id() or ""), "stack": stack}
 
 
 def resume_stack_args(co_name: str) -> int | None:
@@ -698,6 +717,13 @@ def install_logging(torch: Any, collector: Collector) -> None:
     logging.getLogger("torch._dynamo").addHandler(collector)
     # `WON'T CONVERT` (an exception escaped a frame compile: the frame runs eagerly) is INFO.
     logging.getLogger("torch._dynamo.convert_frame").setLevel(logging.INFO)
+    # DDPOptimizer's bucket splits (multirank): set_logs gives this logger its own stderr handler
+    # and propagate=False, so the capture listens on it directly.
+    ddp = logging.getLogger(DDP_LOGGER)
+    for h in list(ddp.handlers):
+        ddp.removeHandler(h)
+    ddp.addHandler(collector)
+    ddp.setLevel(logging.INFO)
     trace = logging.getLogger("torch.__trace")
     trace.addHandler(collector)
     trace.setLevel(logging.DEBUG)
@@ -756,6 +782,10 @@ def main(argv: list[str]) -> int:
     normal interpreter shutdown (the program's atexit hooks run, as they would without us).
     """
     request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    if request.get("ranks"):  # one rank of a torchrun job (multirank): files of its own
+        suffix = f".rank{os.environ.get('RANK', '0')}"
+        argv = [argv[0], argv[1] + suffix]
+        request["fault_file"] = (request.get("fault_file") or argv[1]) + suffix
     writer = ResultWriter(argv[1])
     fault = open(request["fault_file"], "w") if request.get("fault_file") else sys.__stderr__  # noqa: SIM115
     faulthandler.enable(file=fault)
@@ -781,7 +811,8 @@ def _run(request: dict[str, Any], writer: ResultWriter) -> None:
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     writer.write({"type": "start", "torch_version": torch.__version__, "device": device,
-                  "python": sys.version.split()[0], "pid": os.getpid()})
+                  "python": sys.version.split()[0], "pid": os.getpid(),
+                  **({"rank": int(os.environ["RANK"])} if request.get("ranks") and "RANK" in os.environ else {})})
     collector = install_capture(torch, writer)
     apply_dynamo_config(torch, request.get("dynamo_config") or {})
     if request.get("mode") == "run":

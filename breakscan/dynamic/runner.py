@@ -261,6 +261,9 @@ def run_program(
     done = next((r for r in records if r.get("type") == "done"), None)
     code = int(done.get("exit_code", 0)) if done else (None if outcome.timed_out else outcome.returncode)
     result = build_result(records, outcome, target=target, project_root=project_root, timeout=timeout)
+    from breakscan.dynamic.multirank import ddp_split_findings  # (it imports this module)
+
+    result.findings += ddp_split_findings(records, project_root, label)  # DDP on a single rank
     result.entries = [_program_entry(e, records, result.findings) for e in result.entries]
     result.interrupted = bool(outcome.interrupted)
     for f in result.findings:
@@ -419,7 +422,8 @@ POLL_S = 0.1
 
 def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: float, cwd: Path, *,
                passthrough: bool = False, progress: ProgressFn | None = None,
-               stop: Interrupt | None = None) -> ChildOutcome:
+               stop: Interrupt | None = None, command: list[str] | None = None,
+               groups: Callable[[], list[int]] | None = None) -> ChildOutcome:
     """Start the probe in its own session and watch it; kill its group when a target overruns.
 
     The `timeout` clock restarts at each `target_start` record (the first one's includes the
@@ -427,11 +431,14 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
     faulthandler dumps go to the request's `fault_file`; else stdout/stderr are captured.
     Its own session keeps a terminal's Ctrl-C from reaching the child directly; `stop`'s
     signals reach it by `_on_interrupt` only, once each.
+    `command` replaces the probe's command line (multirank: torchrun's launcher); `groups`
+    gives further process groups (torchrun's ranks, each in its own session) that a timeout or
+    a second Ctrl-C kills with the child's.
     """
     req_path, res_path = workdir / "request.json", workdir / "result.jsonl"
     req_path.write_text(json.dumps(request), encoding="utf-8")
     res_path.touch()
-    cmd = probe_command(python, req_path, res_path)
+    cmd = command or probe_command(python, req_path, res_path)
     t0 = time.monotonic()
     deadline = t0 + timeout
     tail = _RecordTail(res_path)
@@ -455,15 +462,21 @@ def _run_child(request: dict[str, Any], workdir: Path, python: str, timeout: flo
                     _notify(progress, rec)
                 if stop is not None and stop.count > acted:
                     acted, kill_at = _on_interrupt(proc, stop, acted, kill_at, passthrough)
+                if stop is not None and stop.count >= 2 and groups is not None:
+                    _signal_groups(groups(), signal.SIGKILL)
                 if kill_at is not None and time.monotonic() > kill_at:
                     _signal_group(proc, signal.SIGKILL)
                     kill_at = None
                 if time.monotonic() > deadline:
                     timed_out = True
+                    if groups is not None:  # each rank dumps its stack (faulthandler) and ends
+                        _signal_groups(groups(), signal.SIGTERM)
                     _kill_group(proc)
                     break
         except BaseException:  # KeyboardInterrupt: never leave the child behind
             _kill_group(proc)
+            if groups is not None:
+                _signal_groups(groups(), signal.SIGKILL)
             raise
         if acted:  # what is left of the group (the program's own children) goes with it
             _signal_group(proc, signal.SIGKILL)
@@ -503,6 +516,15 @@ def _signal_group(proc: subprocess.Popen[bytes], sig: int) -> None:
         os.killpg(proc.pid, sig)
     except (ProcessLookupError, PermissionError):
         pass
+
+
+def _signal_groups(pids: list[int], sig: int) -> None:
+    """Send `sig` to each process group led by one of `pids` (gone already: skipped)."""
+    for pid in pids:
+        try:
+            os.killpg(pid, sig)
+        except (ProcessLookupError, PermissionError):
+            pass
 
 
 def _notify(progress: ProgressFn | None, rec: dict[str, Any]) -> None:

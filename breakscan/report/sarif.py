@@ -206,6 +206,12 @@ def _result_properties(f: Finding) -> Properties:
         extra["breakscan/entry"] = f.entry
     if f.fix:
         extra["breakscan/fix"] = f.fix
+    if "ranks" in f.extra:  # `breakscan run --nproc-per-node`: the ranks that saw it
+        extra["breakscan/ranks"] = list(f.extra["ranks"])
+        if f.extra.get("missing_ranks"):
+            extra["breakscan/missingRanks"] = list(f.extra["missing_ranks"])
+    if f.extra.get("expected"):  # BRK521: a split made on purpose (DDPOptimizer), not a user break
+        extra["breakscan/expected"] = True
     return Properties(extra=extra)
 
 

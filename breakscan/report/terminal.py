@@ -177,6 +177,9 @@ def headline(f: Finding, report: Report) -> Text:
     if f.kind is not Kind.ERROR:
         text.append(f"[{f.status.value}]", style=_STATUS_STYLE[f.status])
         text.append(" ")
+    if "ranks" in f.extra:  # `breakscan run --nproc-per-node`: the ranks that saw it
+        text.append(f"[ranks {','.join(str(r) for r in f.extra['ranks']) or '-'}]", style="cyan")
+        text.append(" ")
     text.append(_clean_lines(f.message))
     return text
 
