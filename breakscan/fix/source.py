@@ -18,6 +18,7 @@ import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
 
 from breakscan.findings import Edit, Finding
+from breakscan.static import unsaved
 from breakscan.static.engine import parse_file
 from breakscan.static.positions import file_lines, resolve_alone
 
@@ -188,7 +189,7 @@ def load(path: Path) -> SourceFile | None:
     if isinstance(parsed, Finding):
         return None
     tops, members = _statement_lines(parsed.module, parsed.source)
-    return SourceFile(path, path.read_bytes(), parsed.module, parsed.source, tops, members)
+    return SourceFile(path, unsaved.read_bytes(path), parsed.module, parsed.source, tops, members)
 
 
 def _statement_lines(module: cst.Module, text: str) -> tuple[list[tuple[int, int]], dict[int, list[tuple[int, int]]]]:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from breakscan import __version__
+from breakscan.static import unsaved
 
 FORMAT = 2  # schema version: the database file's name
 DEFAULT_MAX_MB = 512
@@ -225,7 +226,7 @@ class Cache:
         if row is None:
             return None
         try:
-            if file_digest(path.read_bytes()) != row[0] or self._module_name(path) != row[1]:
+            if file_digest(unsaved.read_bytes(path)) != row[0] or self._module_name(path) != row[1]:
                 return None
         except OSError:
             return None
@@ -291,7 +292,7 @@ class Cache:
         from breakscan.static.engine import file_digest
 
         try:
-            digest = file_digest(path.read_bytes())
+            digest = file_digest(unsaved.read_bytes(path))
         except OSError:
             return None
         return _digest((digest, items, self.code))

@@ -30,6 +30,7 @@ from breakscan.static.index import (
     TryFrame,
 )
 from breakscan.static.regions import Region, RegionFinder, RegionKey
+from breakscan.static import unsaved
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 CHECK = "try-skipped-comprehension"
@@ -157,7 +158,7 @@ class SkippedFrames:
                 lines = lines_cache.get(path)
                 if lines is None:
                     try:
-                        lines = lines_cache[path] = source_lines(Path(path).read_text(encoding="utf-8"))
+                        lines = lines_cache[path] = source_lines(unsaved.read_bytes(path).decode("utf-8"))
                     except (OSError, UnicodeDecodeError):
                         lines = lines_cache[path] = []
                 for comp in comps:

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from breakscan.findings import Finding
+from breakscan.static import unsaved
 
 _BREAKSCAN = re.compile(r"#\s*breakscan:\s*ignore(?:\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<ids>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -73,7 +74,7 @@ def read_lines(path: str | Path) -> list[str]:
     """The lines of a source file, decoded as Python would (coding cookie, BOM); undecodable
     bytes are replaced. An unreadable file has no lines (nothing suppressed there)."""
     try:
-        data = Path(path).read_bytes()
+        data = unsaved.read_bytes(path)
     except OSError:
         return []
     try:
