@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -270,3 +271,30 @@ def test_server_without_pygls_says_how_to_install(tmp_path):
     out = subprocess.run([str(BREAKSCAN), "server"], capture_output=True, text=True, env=env, timeout=60)
     assert out.returncode == 2
     assert out.stderr.strip() == "breakscan: error: `breakscan server` needs pygls: pip install 'breakscan[lsp]'"
+
+
+def readme_neovim_config() -> str:
+    """The Lua block of the README's Neovim section, as written."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    section = text.split("### Neovim", 1)[1]
+    return section.split("```lua\n", 1)[1].split("```", 1)[0]
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="Neovim is not installed (apt-get install neovim)")
+def test_readme_neovim_config_shows_diagnostics_hover_and_applies_the_quick_fix(tmp_path):
+    (tmp_path / "init.lua").write_text(readme_neovim_config(), encoding="utf-8")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text(BREAKING, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{BREAKSCAN.parent}{os.pathsep}{os.environ['PATH']}",
+           "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache"), "XDG_STATE_HOME": str(tmp_path / "state")}
+    check = Path(__file__).resolve().parent / "data" / "nvim_check.lua"
+    out = subprocess.run(["nvim", "--headless", "-u", str(tmp_path / "init.lua"), "train.py",
+                          "-c", f"luafile {check}"], cwd=project, env=env, capture_output=True, text=True,
+                         timeout=180)
+    lines = out.stdout.splitlines()
+    assert lines[0] == ("diagnostic: breakscan BRK209 7:5 `torch._dynamo.graph_break()` asks Dynamo to break "
+                        "the graph here"), out.stdout + out.stderr
+    assert lines[1] == "hover: **BRK209** Explicit `torch._dynamo.graph_break()` (predicted graph break)"
+    assert lines[2] == "code action: BRK209: Delete the explicit graph break (it does nothing in eager code) (preferred)"
+    assert lines[4:] == ["  " + line for line in BREAKING.replace("    torch._dynamo.graph_break()\n", "").splitlines()]
