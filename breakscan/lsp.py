@@ -193,6 +193,7 @@ class BreakscanServer(LanguageServer):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="breakscan-scan")
         self._dirty = False
         self._running = False
+        self._shown_error: str | None = None
 
     # the scan loop ------------------------------------------------------------------------
     def snapshot(self) -> Snapshot:
@@ -227,9 +228,11 @@ class BreakscanServer(LanguageServer):
 
     def _publish(self, snapshot: Snapshot, results: dict[str, Scanned]) -> None:
         state = self.workspace_state
-        if state is not None and state.config_error:
-            self.window_show_message(types.ShowMessageParams(
-                type=types.MessageType.Error, message=f"breakscan: {state.config_error}"))
+        error = state.config_error if state is not None else None
+        if error and error != self._shown_error:  # once per distinct error, not on every keystroke
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Error,
+                                                             message=f"breakscan: {error}"))
+        self._shown_error = error
         open_now = self.snapshot().docs
         for path, scanned in results.items():
             if path not in open_now:

@@ -185,6 +185,21 @@ async def test_suppression_comments_and_pyproject_config_apply_as_on_the_cli(tmp
     assert cli.returncode == 0, cli.stdout + cli.stderr
 
 
+@pytest.mark.asyncio
+async def test_an_invalid_config_is_shown_once_and_read_again_when_fixed(tmp_path):
+    files = {"pyproject.toml": '[tool.breakscan]\nselect = ["BRK999"]\n', "train.py": BREAKING}
+    async with editor(tmp_path, files) as client:
+        uri = open_doc(client, "train.py")
+        assert await diagnostics(client, uri, 1) == []
+        change_doc(client, uri, BREAKING + "\n", 2)
+        assert await diagnostics(client, uri, 2) == []
+        [message] = client.messages
+        assert message.type == types.MessageType.Error and "BRK999" in message.message
+        (client.root / "pyproject.toml").write_text("[tool.breakscan]\nselect = [\"BRK2\"]\n")
+        change_doc(client, uri, BREAKING, 3)
+        assert codes(await diagnostics(client, uri, 3)) == [("BRK209", 7)]
+
+
 async def code_actions(client, uri: str, diag: types.Diagnostic) -> list[types.CodeAction]:
     return await client.text_document_code_action_async(types.CodeActionParams(
         text_document=types.TextDocumentIdentifier(uri=uri), range=diag.range,
