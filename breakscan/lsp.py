@@ -308,16 +308,19 @@ async def initialized(ls: BreakscanServer, params: types.InitializedParams) -> N
 
 @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
 async def did_open(ls: BreakscanServer, params: types.DidOpenTextDocumentParams) -> None:
+    """A document opened: scan (the editor's text for it)."""
     await ls.refresh()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
 async def did_change(ls: BreakscanServer, params: types.DidChangeTextDocumentParams) -> None:
+    """An unsaved change: scan again with the editor's new text."""
     await ls.refresh()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 async def did_save(ls: BreakscanServer, params: types.DidSaveTextDocumentParams) -> None:
+    """A save: scan again (the disk now holds the editor's text)."""
     await ls.refresh()
 
 

@@ -128,6 +128,19 @@ async def test_unsaved_change_that_fixes_the_break_clears_the_diagnostic(tmp_pat
 
 
 @pytest.mark.asyncio
+async def test_save_scans_again(tmp_path):
+    async with editor(tmp_path, {"train.py": "import torch\n"}) as client:
+        uri = open_doc(client, "train.py")
+        assert await diagnostics(client, uri, 1) == []
+        change_doc(client, uri, BREAKING, 2)
+        assert codes(await diagnostics(client, uri, 2)) == [("BRK209", 7)]
+        (client.root / "train.py").write_text(BREAKING)
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        assert codes(await diagnostics(client, uri, 2)) == [("BRK209", 7)]
+
+
+@pytest.mark.asyncio
 async def test_a_region_compiled_in_another_file_is_checked(tmp_path):
     files = {
         "pkg/__init__.py": "",
