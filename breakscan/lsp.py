@@ -20,9 +20,7 @@ offered, never preferred. Hover on a finding shows its rule's fix and graph-brea
 from __future__ import annotations
 
 import asyncio
-import copy
 import os
-import sys
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
