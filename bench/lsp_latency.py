@@ -7,7 +7,7 @@ the wall time from sending the notification to receiving the file's publishDiagn
 server process's CPU time (user + system, from /proc) over the same interval: on a loaded machine
 the CPU time is the steadier figure.
 
-Usage: python bench/lsp_latency.py [--root DIR] [--file REL] [--repeat N]
+Usage: python bench/lsp_latency.py [--root DIR] [--file REL] [--repeat N] [--cache-dir DIR]
 Defaults: this repository as the workspace, breakscan/static/engine.py as the file.
 """
 
@@ -60,50 +60,60 @@ async def timed(client, pid: int, send, uri: str, version: int) -> tuple[float, 
     return time.perf_counter() - wall, cpu_s(pid) - cpu, len(diags)
 
 
-async def main(root: Path, rel: str, repeat: int) -> None:
+async def main(root: Path, rel: str, repeat: int, cache_dir: Path | None) -> None:
+    with tempfile.TemporaryDirectory(prefix="breakscan-lsp-bench-") as tmp:
+        env = {**os.environ, "BREAKSCAN_CACHE_DIR": str(cache_dir or tmp)}
+        client = await ClientServerConfig(server_command=[str(BREAKSCAN), "server"], server_env=env).start()
+        try:
+            await measure(client, root, rel, repeat, "filled" if cache_dir else "empty")
+        except BaseException:
+            client._server.kill()  # pytest-lsp's stop() would wait for it
+            raise
+        finally:
+            await client.stop()
+
+
+async def measure(client, root: Path, rel: str, repeat: int, cache: str) -> None:
+    """Open, re-open and edit `rel` in the workspace `root`; print the figures."""
     path = (root / rel).absolute()
     uri, text = path.as_uri(), path.read_text(encoding="utf-8")
-    with tempfile.TemporaryDirectory(prefix="breakscan-lsp-bench-") as cache:
-        env = {**os.environ, "BREAKSCAN_CACHE_DIR": cache}
-        client = await ClientServerConfig(server_command=[str(BREAKSCAN), "server"], server_env=env).start()
-        pid = client._server.pid
-        start = time.perf_counter()
-        await client.initialize_session(types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
-        version = 1
+    pid = client._server.pid
+    start = time.perf_counter()
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)]))
+    version = 1
 
-        def open_doc() -> None:
-            client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
-                uri=uri, language_id="python", version=version, text=text)))
+    def open_doc() -> None:
+        client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
+            uri=uri, language_id="python", version=version, text=text)))
 
-        wall, cpu, n = await timed(client, pid, open_doc, uri, version)
-        print(f"workspace {root} ({scanned_files(root)} Python files scanned), file {rel}: {n} diagnostics")
-        print(f"first open, cold cache (waits for the warm-up scan): {time.perf_counter() - start:.2f} s wall "
-              f"from initialize, {wall:.2f} s from didOpen, server CPU {cpu:.2f} s")
-        opens, changes = [], []
-        for i in range(repeat):
-            client.text_document_did_close(types.DidCloseTextDocumentParams(
-                text_document=types.TextDocumentIdentifier(uri=uri)))
-            await asyncio.sleep(1.0)  # the scan that follows the close ends first
-            version += 1
-            opens.append(await timed(client, pid, open_doc, uri, version))
-        for i in range(repeat):
-            version += 1
-            edited = text + f"\n\ndef _bench_{i}(x):\n    return x\n"
+    wall, cpu, n = await timed(client, pid, open_doc, uri, version)
+    print(f"workspace {root} ({scanned_files(root)} Python files scanned), file {rel}: {n} diagnostics")
+    print(f"first open, {cache} cache (waits for the server's first scan): {time.perf_counter() - start:.2f} s wall "
+          f"from initialize, {wall:.2f} s from didOpen, server CPU {cpu:.2f} s")
+    opens, changes = [], []
+    for i in range(repeat):
+        client.text_document_did_close(types.DidCloseTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri)))
+        await asyncio.sleep(1.0)  # the scan that follows the close ends first
+        version += 1
+        opens.append(await timed(client, pid, open_doc, uri, version))
+    for i in range(repeat):
+        version += 1
+        edited = text + f"\n\ndef _bench_{i}(x):\n    return x\n"
 
-            def change(v=version, t=edited) -> None:
-                client.text_document_did_change(types.DidChangeTextDocumentParams(
-                    text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
-                    content_changes=[types.TextDocumentContentChangeWholeDocument(text=t)]))
+        def change(v=version, t=edited) -> None:
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=v),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=t)]))
 
-            changes.append(await timed(client, pid, change, uri, version))
-        for label, runs in (("open, warm server", opens), ("unsaved change, warm server", changes)):
-            walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-            print(f"{label}: wall median {statistics.median(walls):.3f} s (max {max(walls):.3f}), "
-                  f"server CPU median {statistics.median(cpus):.3f} s (max {max(cpus):.3f}), n={len(runs)}")
-        await client.shutdown_session()
-        await client.stop()
+        changes.append(await timed(client, pid, change, uri, version))
+    for label, runs in (("open, warm server", opens), ("unsaved change, warm server", changes)):
+        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+        print(f"{label}: wall median {statistics.median(walls):.3f} s (max {max(walls):.3f}), "
+              f"server CPU median {statistics.median(cpus):.3f} s (max {max(cpus):.3f}), n={len(runs)}")
+    await client.shutdown_session()
 
 
 if __name__ == "__main__":
@@ -111,7 +121,9 @@ if __name__ == "__main__":
     parser.add_argument("--root", type=Path, default=ROOT)
     parser.add_argument("--file", default="breakscan/static/engine.py")
     parser.add_argument("--repeat", type=int, default=10)
+    parser.add_argument("--cache-dir", type=Path, default=None,
+                        help="BREAKSCAN_CACHE_DIR for the server (default: a new, empty one)")
     args = parser.parse_args()
     load = " ".join(f"{x:.1f}" for x in os.getloadavg())
     print(f"load average at start: {load} ({os.cpu_count()} CPUs)")
-    asyncio.run(main(args.root.absolute(), args.file, args.repeat))
+    asyncio.run(main(args.root.absolute(), args.file, args.repeat, args.cache_dir))
