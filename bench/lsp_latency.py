@@ -45,6 +45,17 @@ def scanned_files(root: Path) -> int:
                                             respect_gitignore=config.respect_gitignore))
 
 
+async def idle(pid: int, quiet_s: float = 0.5) -> None:
+    """Wait until the server has used no CPU for `quiet_s` seconds (its scan has ended)."""
+    before = cpu_s(pid)
+    while True:
+        await asyncio.sleep(quiet_s)
+        now = cpu_s(pid)
+        if now - before < 0.02:
+            return
+        before = now
+
+
 async def published(client, uri: str, version: int) -> list:
     while True:
         params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
@@ -96,7 +107,7 @@ async def measure(client, root: Path, rel: str, repeat: int, cache: str) -> None
     for i in range(repeat):
         client.text_document_did_close(types.DidCloseTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
-        await asyncio.sleep(1.0)  # the scan that follows the close ends first
+        await idle(pid)  # the scan that follows the close ends first
         version += 1
         opens.append(await timed(client, pid, open_doc, uri, version))
     for i in range(repeat):

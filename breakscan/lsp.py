@@ -140,6 +140,7 @@ class WarmCache(Cache):
     def __init__(self) -> None:
         super().__init__()
         self.memo: dict[str, tuple[tuple, object]] = {}
+        self.findings_memo: dict[tuple[str, str], list] = {}
 
     def _stamp(self, path: Path) -> tuple | None:
         try:
@@ -166,6 +167,22 @@ class WarmCache(Cache):
         stamp = None if unsaved.held(entry.path) else self._stamp(entry.path)
         if stamp is not None and entry.digest:
             self.memo[str(entry.path)] = (stamp, entry)
+
+    def get_findings(self, path: str, key: str) -> list | None:
+        """As Cache.get_findings, from memory after the first time (the key holds the file's digest)."""
+        kept = self.findings_memo.get((path, key))
+        if kept is None:
+            kept = super().get_findings(path, key)
+            if kept is not None:
+                self.findings_memo[(path, key)] = kept
+        return list(kept) if kept is not None else None
+
+    def put_findings(self, path: str, key: str, findings: list) -> None:
+        """As Cache.put_findings; kept in memory too, the newest key per file only."""
+        super().put_findings(path, key, findings)
+        for old in [k for k in self.findings_memo if k[0] == path]:
+            del self.findings_memo[old]
+        self.findings_memo[(path, key)] = list(findings)
 
     def save(self) -> None:
         """As Cache.save; the per-directory package names are looked up again next scan."""
