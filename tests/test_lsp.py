@@ -55,6 +55,7 @@ async def editor(tmp_path: Path, files: dict[str, str]):
     config = pytest_lsp.ClientServerConfig(server_command=[str(BREAKSCAN), "server"], server_env=env)
     client = await config.start()
     client.root = root
+    record_publications(client)
     try:
         await client.initialize_session(types.InitializeParams(
             capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
@@ -68,10 +69,27 @@ async def editor(tmp_path: Path, files: dict[str, str]):
         await client.stop()
 
 
+def record_publications(client) -> None:
+    """Keep every publishDiagnostics in `client.published` as (uri, version, diagnostics): one
+    scan publishes several documents back to back, and a wait for one notification at a time
+    (pytest-lsp's wait_for_notification) can miss the second."""
+    features = client.protocol.fm.features
+    shown = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+    client.published, client.mark = [], 0
+
+    def keep(*args):  # pygls calls it as it called `shown`: the params last
+        params = args[-1]
+        client.published.append((params.uri, params.version, list(params.diagnostics)))
+        return shown(*args)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = keep
+
+
 def open_doc(client, name: str, text: str | None = None, version: int = 1) -> str:
     """didOpen `name` (the disk's text unless `text` is given); returns its URI."""
     path = client.root / name
     uri = path.as_uri()
+    client.mark = len(client.published)
     client.text_document_did_open(types.DidOpenTextDocumentParams(text_document=types.TextDocumentItem(
         uri=uri, language_id="python", version=version,
         text=path.read_text(encoding="utf-8") if text is None else text)))
@@ -80,18 +98,21 @@ def open_doc(client, name: str, text: str | None = None, version: int = 1) -> st
 
 def change_doc(client, uri: str, text: str, version: int) -> None:
     """didChange replacing the whole text (unsaved: the file on disk keeps its old text)."""
+    client.mark = len(client.published)
     client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
         content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)]))
 
 
 async def diagnostics(client, uri: str, version: int) -> list[types.Diagnostic]:
-    """The diagnostics the server publishes for `uri` at `version`."""
+    """The first diagnostics the server publishes for `uri` at `version` after the last
+    open/change/save this test sent."""
     async def wait():
         while True:
-            params = await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-            if params.uri == uri and params.version == version:
-                return list(params.diagnostics)
+            for got_uri, got_version, diags in client.published[client.mark:]:
+                if got_uri == uri and got_version == version:
+                    return diags
+            await asyncio.sleep(0.02)
     return await asyncio.wait_for(wait(), WAIT_S)
 
 
@@ -135,6 +156,7 @@ async def test_save_scans_again(tmp_path):
         change_doc(client, uri, BREAKING, 2)
         assert codes(await diagnostics(client, uri, 2)) == [("BRK209", 7)]
         (client.root / "train.py").write_text(BREAKING)
+        client.mark = len(client.published)
         client.text_document_did_save(types.DidSaveTextDocumentParams(
             text_document=types.TextDocumentIdentifier(uri=uri)))
         assert codes(await diagnostics(client, uri, 2)) == [("BRK209", 7)]
