@@ -623,6 +623,21 @@ def version_command() -> None:
     typer.echo(f"breakscan {__version__}")
 
 
+@app.command("server")
+def server_command(
+    stdio: bool = typer.Option(True, "--stdio", help="Talk LSP on stdin/stdout (the only transport)."),
+) -> None:
+    """Run the Language Server on stdio: static-pass diagnostics, quick fixes and hovers in editors."""
+    try:
+        import lsprotocol  # noqa: F401
+        import pygls  # noqa: F401
+    except ImportError:
+        raise fail("`breakscan server` needs pygls: pip install 'breakscan[lsp]'")
+    from breakscan.lsp import serve
+
+    serve()
+
+
 def _signal_name(signum: int) -> str:
     import signal
 

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from breakscan import __version__
+from breakscan.static import unsaved
 
 FORMAT = 2  # schema version: the database file's name
 DEFAULT_MAX_MB = 512
@@ -240,7 +241,7 @@ class Cache:
         if row is None:
             return None
         try:
-            data = path.read_bytes()
+            data = unsaved.read_bytes(path)
             if is_notebook(path):  # indexed as its code cells' module (engine.read_source)
                 data = notebook_source(path, data)
             if not isinstance(data, bytes) or file_digest(data) != row[0] or self._module_name(path) != row[1]:
@@ -309,7 +310,7 @@ class Cache:
         from breakscan.static.engine import file_digest
 
         try:
-            digest = file_digest(path.read_bytes())
+            digest = file_digest(unsaved.read_bytes(path))
         except OSError:
             return None
         return _digest((digest, items, self.code))

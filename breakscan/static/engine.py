@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.notebook import is_notebook
-from breakscan.static import frames
+from breakscan.static import frames, unsaved
 from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
                                               silenced)
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
@@ -156,6 +156,8 @@ def read_source(path: Path) -> bytes | Finding:
     Directories (a package named `x.py`, or one discovery could not list) and special files
     (a FIFO would block the read forever) are refused before any read.
     """
+    if unsaved.held(path):  # an editor's text (the language server): never the disk's
+        return unsaved.read_bytes(path)
     try:
         st = path.stat()
         if stat.S_ISDIR(st.st_mode):

@@ -31,6 +31,7 @@ from breakscan.static.index import (
     TryFrame,
 )
 from breakscan.static.regions import Region, RegionFinder, RegionKey
+from breakscan.static import unsaved
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 CHECK = "try-skipped-comprehension"
@@ -158,7 +159,7 @@ class SkippedFrames:
                 lines = lines_cache.get(path)
                 if lines is None:
                     try:
-                        text = module_text(path) if is_notebook(path) else Path(path).read_text(encoding="utf-8")
+                        text = module_text(path) if is_notebook(path) else unsaved.read_bytes(path).decode("utf-8")
                         lines = lines_cache[path] = source_lines(text or "")
                     except (OSError, UnicodeDecodeError):
                         lines = lines_cache[path] = []

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from breakscan.findings import Finding
 from breakscan.notebook import is_notebook, module_text
+from breakscan.static import unsaved
 
 _BREAKSCAN = re.compile(r"#\s*breakscan:\s*ignore(?:\[(?P<ids>[^\]]*)\])?", re.IGNORECASE)
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<ids>[A-Z]+[0-9]+(?:[\s,]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
@@ -76,7 +77,7 @@ def read_lines(path: str | Path) -> list[str]:
     if is_notebook(path):  # its code cells as one module, in the static pass's lines
         return source_lines(module_text(path) or "")
     try:
-        data = Path(path).read_bytes()
+        data = unsaved.read_bytes(path)
     except OSError:
         return []
     try:
