@@ -148,23 +148,29 @@ from bench.corpus import build
 
 def breakscan_examples(device="cpu"):
     fn, args, kwargs = build({key!r}, {mode!r}, device)
-    {check}yield {fn}, args, kwargs
-    yield {fn}, args, kwargs
+    {check}yield {fn}, {args}, kwargs
+    yield {fn}, {args}, kwargs
 '''
 
 
 def examples_file(folder: Path, case: Case, mode: str) -> Path:
     """Write the examples file of `case` in `mode`: Dynamo compiles what `build` returns, called
     twice. A function case imports its target by name and yields that name, so the static pass
-    roots the region at it (a method target `pkg.Class.step` yields the built bound method)."""
-    import_line, check, fn = "", "", "fn"
+    roots the region at it; a method target (`pkg.mod.Class.step`) yields `Class.step` with the
+    built instance as first argument (the static pass does not root `obj.step` of a local
+    instance; Dynamo traces the same code either way)."""
+    import_line, check, fn, call_args = "", "", "fn", "args"
     module, _, attr = case.target.rpartition(".")
-    if case.target and not attr[:1].isupper() and not module.rpartition(".")[2][:1].isupper():
+    owner_module, _, owner = module.rpartition(".")
+    if case.target and owner[:1].isupper():
+        import_line = f"from {owner_module} import {owner}"
+        check, fn, call_args = f"assert type(fn.__self__) is {owner}\n    ", f"{owner}.{attr}", "(fn.__self__, *args)"
+    elif case.target:
         import_line = f"from {module} import {attr} as target"
         check, fn = "assert fn is target\n    ", "target"
     path = folder / f"case_{hashlib.sha256(f'{case.key}:{mode}'.encode()).hexdigest()[:12]}.py"
     path.write_text(EXAMPLES.format(root=str(ROOT), key=case.key, mode=mode, import_line=import_line,
-                                    check=check, fn=fn))
+                                    check=check, fn=fn, args=call_args))
     return path
 
 

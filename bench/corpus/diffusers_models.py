@@ -147,9 +147,9 @@ def _scheduler_step(cls: str, **config):
     return factory
 
 
-def _sched(cls: str, **config) -> Case:
-    return Case("diffusers", f"{cls}.step", _scheduler_step(cls, **config), target=f"diffusers.{cls}.step",
-                modes=("call",))
+def _sched(cls: str, module: str, **config) -> Case:
+    return Case("diffusers", f"{cls}.step", _scheduler_step(cls, **config),
+                target=f"diffusers.schedulers.{module}.{cls}.step", modes=("call",))
 
 
 CASES: list[Case] = [
@@ -186,11 +186,11 @@ CASES: list[Case] = [
     Case("diffusers", "UNet2DModel_class_cond", _model("UNet2DModel", _image(class_labels=_labels),
                                                        **{**_UNET2D, "num_class_embeds": 4})),
     Case("diffusers", "AutoencoderKL_decoder", _vae_decode),
-    _sched("DDPMScheduler"),
-    _sched("DDIMScheduler"),
-    _sched("EulerDiscreteScheduler"),
-    _sched("DPMSolverMultistepScheduler"),
-    _sched("PNDMScheduler"),
-    _sched("HeunDiscreteScheduler"),
-    _sched("UniPCMultistepScheduler"),
+    _sched("DDPMScheduler", "scheduling_ddpm"),
+    _sched("DDIMScheduler", "scheduling_ddim"),
+    _sched("EulerDiscreteScheduler", "scheduling_euler_discrete"),
+    _sched("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep"),
+    _sched("PNDMScheduler", "scheduling_pndm"),
+    _sched("HeunDiscreteScheduler", "scheduling_heun_discrete"),
+    _sched("UniPCMultistepScheduler", "scheduling_unipc_multistep"),
 ]
