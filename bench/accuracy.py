@@ -187,8 +187,16 @@ def run_codebase(codebase: str, selected: list[Case], rules, jobs: int, timeout:
         static = scan_files([*files, *(p for _, _, p in runs)], rules, jobs=jobs, cache=Cache()).findings
         log(f"  {codebase}: static pass over {len(files)} files, {time.perf_counter() - t0:.0f} s")
         t0 = time.perf_counter()
+        finished = [0]
+
+        def progress(record: dict) -> None:
+            if record.get("type") == "done":
+                finished[0] += 1
+                if finished[0] % 10 == 0:
+                    log(f"  {codebase}: {finished[0]} of {len(runs)} runs done")
+
         results = run_dynamic_many([(p, None) for _, _, p in runs], project_root=root, timeout=timeout,
-                                   device="cpu")
+                                   device="cpu", progress=progress)
         dyn_s = time.perf_counter() - t0
     scanned = {str(p) for p in files}
 
