@@ -22,7 +22,7 @@ rules cannot tune them to it.
 
 Usage: python bench/accuracy.py --half dev|heldout [--codebases kornia,monai] [--cases NAME,...]
        [--skip-fixtures] [--timeout S] [--no-write]
-Results: bench/results/<half>-<UTC date>.txt.
+Results: bench/results/<half>-<UTC date>.txt (a run of a subset: <half>-<date>-<code bases>.txt).
 """
 
 from __future__ import annotations
@@ -278,7 +278,8 @@ def main() -> int:
             print(text, end="")
         if not args.no_write:
             RESULTS.mkdir(exist_ok=True)
-            path = RESULTS / f"{args.half}-{datetime.datetime.now(datetime.UTC):%Y-%m-%d}.txt"
+            subset = "" if wanted_bases == list(CODEBASES) and not wanted else "-" + "+".join(wanted_bases)
+            path = RESULTS / f"{args.half}-{datetime.datetime.now(datetime.UTC):%Y-%m-%d}{subset}.txt"
             path.write_text(text)
             if not partial:
                 log(f"written {path.relative_to(ROOT)}")
