@@ -1,0 +1,196 @@
+"""diffusers models and scheduler steps for the corpus (tiny configs, as in diffusers' own tests)."""
+
+from __future__ import annotations
+
+from bench.corpus import Case
+
+
+def _model(cls: str, inputs, **config):
+    def factory(device):
+        import diffusers
+
+        return getattr(diffusers, cls)(**config), *inputs(device)
+
+    return factory
+
+
+def _image(channels: int = 3, size: int = 16, timestep: bool = True, **extra):
+    def inputs(device):
+        import torch
+
+        sample = torch.randn(1, channels, size, size, device=device)
+        args = (sample, torch.tensor([10], device=device)) if timestep else (sample,)
+        return args, {k: v(device) for k, v in extra.items()}
+
+    return inputs
+
+
+def _text_states(tokens: int = 4, dim: int = 32):
+    def make(device):
+        import torch
+
+        return torch.randn(1, tokens, dim, device=device)
+
+    return make
+
+
+def _labels(device):
+    import torch
+
+    return torch.tensor([1], device=device)
+
+
+_UNET2D = dict(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1, block_out_channels=(16, 32),
+               norm_num_groups=8, down_block_types=("DownBlock2D", "AttnDownBlock2D"),
+               up_block_types=("AttnUpBlock2D", "UpBlock2D"), attention_head_dim=8)
+_UNET2D_COND = dict(sample_size=16, in_channels=4, out_channels=4, layers_per_block=1, block_out_channels=(16, 32),
+                    norm_num_groups=8, cross_attention_dim=32, attention_head_dim=8,
+                    down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"),
+                    up_block_types=("UpBlock2D", "CrossAttnUpBlock2D"))
+_VAE = dict(in_channels=3, out_channels=3, block_out_channels=(16, 32), layers_per_block=1, latent_channels=4,
+            norm_num_groups=8, down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+            up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"))
+
+
+def _vae_decode(device):
+    """AutoencoderKL.decode on a latent (the pipeline's last step), compiled as the bound method."""
+    import torch
+    from diffusers import AutoencoderKL
+
+    vae = AutoencoderKL(**_VAE)
+    return vae.decoder, (torch.randn(1, 4, 8, 8, device=device),), {}
+
+
+def _controlnet(device):
+    import torch
+    from diffusers import ControlNetModel
+
+    model = ControlNetModel(in_channels=4, block_out_channels=(16, 32), layers_per_block=1, norm_num_groups=8,
+                            cross_attention_dim=32, attention_head_dim=8, conditioning_embedding_out_channels=(8, 16),
+                            down_block_types=("CrossAttnDownBlock2D", "DownBlock2D"))
+    sample = torch.randn(1, 4, 16, 16, device=device)
+    cond = torch.randn(1, 3, 32, 32, device=device)
+    return model, (sample, torch.tensor([10], device=device), torch.randn(1, 4, 32, device=device), cond), {}
+
+
+def _sd3(device):
+    import torch
+    from diffusers import SD3Transformer2DModel
+
+    model = SD3Transformer2DModel(sample_size=16, patch_size=2, in_channels=4, num_layers=2, attention_head_dim=8,
+                                  num_attention_heads=2, joint_attention_dim=32, caption_projection_dim=16,
+                                  pooled_projection_dim=16, out_channels=4, pos_embed_max_size=32)
+    return model, (torch.randn(1, 4, 16, 16, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 4, 32, device=device),
+        "pooled_projections": torch.randn(1, 16, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _flux(device):
+    import torch
+    from diffusers import FluxTransformer2DModel
+
+    model = FluxTransformer2DModel(patch_size=1, in_channels=4, num_layers=1, num_single_layers=1,
+                                   attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32,
+                                   pooled_projection_dim=16, axes_dims_rope=[4, 4, 8])
+    return model, (torch.randn(1, 16, 4, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 4, 32, device=device),
+        "pooled_projections": torch.randn(1, 16, device=device), "timestep": torch.tensor([1.0], device=device),
+        "img_ids": torch.zeros(16, 3, device=device), "txt_ids": torch.zeros(4, 3, device=device)}
+
+
+def _transformer2d(device):
+    import torch
+    from diffusers import Transformer2DModel
+
+    model = Transformer2DModel(num_attention_heads=2, attention_head_dim=8, in_channels=8, num_layers=1,
+                               norm_num_groups=4, cross_attention_dim=16)
+    return model, (torch.randn(1, 8, 8, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 4, 16, device=device)}
+
+
+def _prior(device):
+    import torch
+    from diffusers import PriorTransformer
+
+    model = PriorTransformer(num_attention_heads=2, attention_head_dim=4, num_layers=2, embedding_dim=8,
+                             num_embeddings=7, additional_embeddings=4)
+    return model, (torch.randn(1, 8, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 8, device=device)), {"encoder_hidden_states": torch.randn(1, 7, 8, device=device)}
+
+
+def _unet_sdxl(device):
+    import torch
+    from diffusers import UNet2DConditionModel
+
+    model = UNet2DConditionModel(**{**_UNET2D_COND, "addition_embed_type": "text_time",
+                                    "addition_time_embed_dim": 8, "projection_class_embeddings_input_dim": 80,
+                                    "transformer_layers_per_block": (1, 1)})
+    cond = {"text_embeds": torch.randn(1, 32, device=device), "time_ids": torch.randn(1, 6, device=device)}
+    return model, (torch.randn(1, 4, 16, 16, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 4, 32, device=device)), {"added_cond_kwargs": cond}
+
+
+def _scheduler_step(cls: str, **config):
+    """A scheduler's ``step`` on a random model output, after ``set_timesteps(10)``: the
+    denoising loop's per-step call, compiled as a bound method."""
+
+    def factory(device):
+        import torch
+        import diffusers
+
+        scheduler = getattr(diffusers, cls)(num_train_timesteps=100, **config)
+        scheduler.set_timesteps(10)
+        sample = torch.randn(1, 4, 8, 8, device=device)
+        out = torch.randn(1, 4, 8, 8, device=device)
+        return scheduler.step, (out, scheduler.timesteps[0], sample), {"return_dict": False}
+
+    return factory
+
+
+def _sched(cls: str, module: str, **config) -> Case:
+    return Case("diffusers", f"{cls}.step", _scheduler_step(cls, **config),
+                target=f"diffusers.schedulers.{module}.{cls}.step", modes=("call",))
+
+
+CASES: list[Case] = [
+    Case("diffusers", "UNet2DModel", _model("UNet2DModel", _image(), **_UNET2D)),
+    Case("diffusers", "UNet2DConditionModel", _model("UNet2DConditionModel",
+                                                     _image(4, encoder_hidden_states=_text_states()), **_UNET2D_COND)),
+    Case("diffusers", "AutoencoderKL", _model("AutoencoderKL", _image(timestep=False, size=32), **_VAE)),
+    Case("diffusers", "VQModel", _model("VQModel", _image(timestep=False, size=32), in_channels=3, out_channels=3,
+                                        block_out_channels=(16, 32), layers_per_block=1, latent_channels=4,
+                                        norm_num_groups=8, num_vq_embeddings=16, vq_embed_dim=4,
+                                        down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                                        up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"))),
+    Case("diffusers", "AutoencoderTiny", _model("AutoencoderTiny", _image(timestep=False, size=32),
+                                                encoder_block_out_channels=(8, 8), decoder_block_out_channels=(8, 8),
+                                                num_encoder_blocks=(1, 1), num_decoder_blocks=(1, 1),
+                                                latent_channels=4)),
+    Case("diffusers", "DiTTransformer2DModel", _model(
+        "DiTTransformer2DModel", _image(4, class_labels=_labels), in_channels=4, out_channels=8,
+        num_attention_heads=2, attention_head_dim=8, num_layers=2, sample_size=16, patch_size=2,
+        norm_num_groups=8, num_embeds_ada_norm=10)),
+    Case("diffusers", "ControlNetModel", _controlnet),
+    Case("diffusers", "UNet1DModel", _model("UNet1DModel", lambda d: ((__import__("torch").randn(1, 2, 64, device=d),
+                                                                         __import__("torch").tensor([10], device=d)), {}),
+                                            in_channels=2, out_channels=2, block_out_channels=(32, 32, 64),
+                                            down_block_types=("DownBlock1D", "DownBlock1D", "AttnDownBlock1D"),
+                                            up_block_types=("AttnUpBlock1D", "UpBlock1D", "UpBlock1DNoSkip"),
+                                            mid_block_type="UNetMidBlock1D", extra_in_channels=0,
+                                            sample_size=64, layers_per_block=1)),
+    Case("diffusers", "SD3Transformer2DModel", _sd3),
+    Case("diffusers", "FluxTransformer2DModel", _flux),
+    Case("diffusers", "Transformer2DModel", _transformer2d),
+    Case("diffusers", "PriorTransformer", _prior),
+    Case("diffusers", "UNet2DConditionModel_text_time", _unet_sdxl),
+    Case("diffusers", "UNet2DModel_class_cond", _model("UNet2DModel", _image(class_labels=_labels),
+                                                       **{**_UNET2D, "num_class_embeds": 4})),
+    Case("diffusers", "AutoencoderKL_decoder", _vae_decode),
+    _sched("DDPMScheduler", "scheduling_ddpm"),
+    _sched("DDIMScheduler", "scheduling_ddim"),
+    _sched("EulerDiscreteScheduler", "scheduling_euler_discrete"),
+    _sched("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep"),
+    _sched("PNDMScheduler", "scheduling_pndm"),
+    _sched("HeunDiscreteScheduler", "scheduling_heun_discrete"),
+    _sched("UniPCMultistepScheduler", "scheduling_unipc_multistep"),
+]
