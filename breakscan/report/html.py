@@ -36,7 +36,7 @@ from breakscan.catalog import Rule
 from breakscan.findings import EntryReport, Finding, Kind, Report, Status
 from breakscan.report.origin import call_site, display_path, happened_at, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
-from breakscan.report.source import SourceCache
+from breakscan.report.source import SourceCache, span_parts
 from breakscan.report.terminal import CONTEXT_LINES, clean, entry_label, worst_first
 
 _TEMPLATES = "templates"
@@ -290,7 +290,7 @@ def code_frame(lines: list[str] | None, f: Finding, context: int = CONTEXT_LINES
     for number in range(max(1, f.line - context), min(len(lines), last + context) + 1):
         text = lines[number - 1]
         if number == f.line:
-            before, span, after = _span(text, f)
+            before, span, after = span_parts(text, f)
         elif f.line < number <= last:
             before, span, after = "", text, ""
         else:
@@ -298,18 +298,6 @@ def code_frame(lines: list[str] | None, f: Finding, context: int = CONTEXT_LINES
         out.append({"number": number, "marked": f.line <= number <= last,
                     "before": clean(before), "span": clean(span), "after": clean(after)})
     return out
-
-
-def _span(line: str, f: Finding) -> tuple[str, str, str]:
-    """`line` split into before / the finding's span / after (code points, 1-based columns)."""
-    start = min(max(f.column, 1) - 1, len(line))
-    if f.end_line not in (None, f.line):
-        end = len(line.rstrip())
-    elif f.end_column is not None and f.end_column > f.column:
-        end = f.end_column - 1
-    else:
-        end = start + 1
-    return line[:start], line[start:max(end, start)], line[max(end, start):]
 
 
 def _status_order(status: str) -> int:

@@ -11,8 +11,12 @@ import io
 import linecache
 import tokenize
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from breakscan.notebook import NotebookError, NotebookModule, is_notebook, json_positions, load, module_text
+
+if TYPE_CHECKING:
+    from breakscan.findings import Finding
 
 
 def read_lines(path: str | Path) -> list[str] | None:
@@ -88,3 +92,15 @@ class SourceCache:
         positions = self._positions[path]
         at = positions.position(cell, line, column) if positions is not None else None
         return None if at is None else (at[0], at[1], positions.lines[at[0] - 1])
+
+
+def span_parts(line: str, f: Finding) -> tuple[str, str, str]:
+    """`line` split into before / the finding's span / after (code points, 1-based columns)."""
+    start = min(max(f.column, 1) - 1, len(line))
+    if f.end_line not in (None, f.line):
+        end = len(line.rstrip())
+    elif f.end_column is not None and f.end_column > f.column:
+        end = f.end_column - 1
+    else:
+        end = start + 1
+    return line[:start], line[start:max(end, start)], line[max(end, start):]

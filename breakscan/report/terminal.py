@@ -31,7 +31,7 @@ from breakscan.catalog import Rule
 from breakscan.findings import EntryReport, Finding, Kind, Report, Severity, Status
 from breakscan.report.origin import call_site, display_path, happened_at, shorten_paths, split_by_origin
 from breakscan.report.ruleinfo import GB_ID, finding_gb_ids, gb_link, rule_title
-from breakscan.report.source import SourceCache
+from breakscan.report.source import SourceCache, span_parts
 
 CONTEXT_LINES = 2
 TAB = "    "
@@ -210,27 +210,15 @@ def code_frame(lines: list[str] | None, f: Finding, context: int = CONTEXT_LINES
     return frame
 
 
-def _span(line: str, f: Finding) -> tuple[str, str, str]:
-    """`line` split into before / the finding's span / after (code points, 1-based columns)."""
-    start = max(f.column, 1) - 1
-    if f.end_line not in (None, f.line):
-        end = len(line.rstrip())
-    elif f.end_column is not None and f.end_column > f.column:
-        end = f.end_column - 1
-    else:
-        end = start + 1
-    return line[:start], line[start:end], line[end:]
-
-
 def _append_span_line(frame: Text, line: str, f: Finding) -> None:
-    before, span, after = _span(line, f)
+    before, span, after = span_parts(line, f)
     frame.append(clean(before))
     frame.append(clean(span), style="bold red underline")
     frame.append(clean(after) + "\n")
 
 
 def _carets(line: str, f: Finding) -> str:
-    before, span, _ = _span(line, f)
+    before, span, _ = span_parts(line, f)
     offset = cell_len(clean(before)) + max(0, f.column - 1 - len(line))
     return " " * offset + "^" * max(1, cell_len(clean(span)))
 
