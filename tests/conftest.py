@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
+import subprocess
 import sys
 import tempfile
 import textwrap
@@ -32,6 +34,28 @@ def write_files(tmp_path: Path, files: dict[str, str]) -> list[Path]:
         path.write_text(textwrap.dedent(source), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def cli_findings(project: Path, *args: str, cache: Path | None = None) -> list[dict]:
+    """Run `breakscan ARGS --format json --exit-zero` in `project` (this checkout's breakscan on
+    PYTHONPATH; `cache`: BREAKSCAN_CACHE_DIR); return its findings. Fails the test on a non-zero exit."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    if cache is not None:
+        env["BREAKSCAN_CACHE_DIR"] = str(cache)
+    proc = subprocess.run([sys.executable, "-m", "breakscan", *args, "--format", "json", "--exit-zero"],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)["findings"]
+
+
+def located(findings: list[dict]) -> set[tuple[str, str, int]]:
+    """{(rule id, file name, line)}."""
+    return {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings}
+
+
+def break_statuses(findings: list[dict]) -> set[tuple[str, str, int, str]]:
+    """{(rule id, file name, line, status)} of the graph breaks and frame fallbacks among `findings`."""
+    return {(*located([f]).pop(), f["status"]) for f in findings if f["kind"] in ("graph-break", "frame-fallback")}
 
 
 def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = "modules"):

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import requires_torch, write_files
-from tests.test_static_project_inference import breakscan, located
+from tests.conftest import break_statuses, cli_findings, located, requires_torch, write_files
 
 MODEL = """
     from typing import Dict, Tuple
@@ -55,13 +54,12 @@ PREDICTED = {("BRK103", "model.py", 12), ("BRK101", "model.py", 14), ("BRK101", 
 
 def test_tensors_in_dicts_lists_and_generators(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": MODEL})
-    assert located(breakscan(tmp_path, "model.py", "--no-dynamic", "--no-cache")) == PREDICTED
+    assert located(cli_findings(tmp_path, "model.py", "--no-dynamic", "--no-cache")) == PREDICTED
 
 
 @pytest.mark.dynamic
 @requires_torch
 def test_dynamo_confirms_the_container_predictions(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": MODEL})
-    findings = breakscan(tmp_path, "model.py", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]
-    assert {(*located([f]).pop(), f["status"]) for f in breaks} == {(*p, "confirmed") for p in PREDICTED}
+    findings = cli_findings(tmp_path, "model.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in PREDICTED}

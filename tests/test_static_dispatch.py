@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import requires_torch, write_files
-from tests.test_static_project_inference import breakscan, located
+from tests.conftest import break_statuses, cli_findings, located, requires_torch, write_files
 
 BASE = """
     import torch
@@ -78,7 +77,7 @@ PREDICTED = {
 
 def test_an_inherited_forward_runs_the_subclass_override(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
-    findings = breakscan(tmp_path, "aug", "--no-dynamic", "--no-cache")
+    findings = cli_findings(tmp_path, "aug", "--no-dynamic", "--no-cache")
     assert located(findings) == PREDICTED
     item = next(f for f in findings if f["rule_id"] == "BRK102")
     assert item["chain"] == ["Augment.forward", "Brightness.apply_transform"]
@@ -93,13 +92,12 @@ def test_an_override_no_subclass_reaches_is_not_traced(tmp_path: Path) -> None:
 
         step = torch.compile(Augment())
     """})
-    assert located(breakscan(tmp_path, "aug", "--no-dynamic", "--no-cache", "--regions", "explicit")) == set()
+    assert located(cli_findings(tmp_path, "aug", "--no-dynamic", "--no-cache", "--regions", "explicit")) == set()
 
 
 @pytest.mark.dynamic
 @requires_torch
 def test_dynamo_confirms_dispatch_string_keys_and_mask_stores(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
-    findings = breakscan(tmp_path, "aug", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]
-    assert {(*located([f]).pop(), f["status"]) for f in breaks} == {(*p, "confirmed") for p in PREDICTED}
+    findings = cli_findings(tmp_path, "aug", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in PREDICTED}

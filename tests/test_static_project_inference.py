@@ -8,15 +8,11 @@ on torch 2.13 (backend "eager"): `normalize(x, eps)` called with a tensor breaks
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, requires_torch, write_files
+from tests.conftest import cli_findings, located, requires_torch, write_files
 
 OPS = """
     import torch
@@ -69,25 +65,9 @@ PROJECT = {"pkg/__init__.py": "", "pkg/ops.py": OPS, "pkg/model.py": MODEL}
 PREDICTED = {("BRK101", "ops.py", 7)}
 
 
-def breakscan(project: Path, *args: str, cache: Path | None = None) -> list[dict]:
-    """Run `breakscan ARGS --format json` in `project`; return its findings."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    if cache is not None:
-        env["BREAKSCAN_CACHE_DIR"] = str(cache)
-    proc = subprocess.run([sys.executable, "-m", "breakscan", *args, "--format", "json", "--exit-zero"],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["findings"]
-
-
-def located(findings: list[dict]) -> set[tuple[str, str, int]]:
-    """{(rule id, file name, line)}."""
-    return {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings}
-
-
 def test_public_helper_in_another_file_takes_the_tensor_its_callers_pass(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
-    findings = breakscan(tmp_path, "pkg", "--no-dynamic", "--no-cache")
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")
     assert located(findings) == PREDICTED
     assert next(f["chain"] for f in findings) == ["Net.forward", "normalize"]
 
@@ -107,7 +87,7 @@ def test_a_helper_passed_a_tensor_at_one_call_and_a_number_at_another_stays_unkn
                 b = gate(0.25, 0.5)
                 return x * a * b
     """})
-    assert located(breakscan(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == PREDICTED
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == PREDICTED
 
 
 def test_a_private_caller_of_the_helper_passes_what_it_was_passed(tmp_path: Path) -> None:
@@ -127,25 +107,25 @@ def test_a_private_caller_of_the_helper_passes_what_it_was_passed(tmp_path: Path
             def forward(self, x):
                 return _scaled(x * 2)
     """})
-    assert located(breakscan(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == PREDICTED
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == PREDICTED
 
 
 def test_the_callers_file_is_part_of_the_helpers_cache_key(tmp_path: Path) -> None:
     """ops.py's findings depend on what model.py passes: editing model.py only re-checks ops.py."""
     write_files(tmp_path, PROJECT)
     cache = tmp_path / ".cache"
-    assert located(breakscan(tmp_path, "pkg", "--no-dynamic", cache=cache)) == PREDICTED
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", cache=cache)) == PREDICTED
     model = tmp_path / "pkg" / "model.py"
     model.write_text(model.read_text().replace("normalize(self.proj(x), self.eps)", "normalize(1.0, self.eps)")
                      .replace("ops.normalize(x, 1e-3)", "ops.normalize(2.0, 1e-3)"))
-    assert located(breakscan(tmp_path, "pkg", "--no-dynamic", cache=cache)) == set()
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", cache=cache)) == set()
 
 
 @pytest.mark.dynamic
 @requires_torch
 def test_dynamo_confirms_the_helper_break_and_nothing_else(tmp_path: Path) -> None:
     write_files(tmp_path, PROJECT)
-    findings = breakscan(tmp_path, "pkg", "--no-cache", "--backend", "eager")
+    findings = cli_findings(tmp_path, "pkg", "--no-cache", "--backend", "eager")
     breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]  # not the recompile on `eps` (BRK510)
     assert {(rule, name, line, f["status"]) for f in breaks
             for rule, name, line in located([f])} == {(*p, "confirmed") for p in PREDICTED}

@@ -7,29 +7,11 @@ check that real Dynamo confirms every prediction the static pass makes for these
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT, requires_torch, write_files
-
-
-def breakscan(project: Path, *args: str) -> list[dict]:
-    """Run `breakscan ARGS --format json` in `project`; return its findings."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    proc = subprocess.run([sys.executable, "-m", "breakscan", *args, "--format", "json", "--exit-zero"],
-                          cwd=project, env=env, capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr
-    return json.loads(proc.stdout)["findings"]
-
-
-def located(findings: list[dict]) -> set[tuple[str, str, int]]:
-    """{(rule id, file name, line)}."""
-    return {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings}
+from tests.conftest import cli_findings, located, requires_torch, write_files
 
 
 COMPILE_FORMS = {
@@ -98,7 +80,7 @@ COMPILE_FORMS = {
 
 def test_compile_applied_with_options_stored_and_as_method(tmp_path: Path) -> None:
     write_files(tmp_path, COMPILE_FORMS)
-    got = located(breakscan(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit"))
+    got = located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit"))
     assert got == {
         ("BRK102", "ops.py", 6),  # torch.compile(backend=..., mode=...)(scale)
         ("BRK102", "ops.py", 15),  # torch._dynamo.optimize(backend)(normalise); the backend is no region
@@ -130,7 +112,7 @@ def test_compiled_callable_stored_and_applied_later_across_files(tmp_path: Path)
                 yield fast_scale, (torch.ones(3),)
         """,
     })
-    [finding] = breakscan(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    [finding] = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
     assert (finding["rule_id"], finding["line"], finding["chain"]) == ("BRK102", 6, ["scale"])
 
 
@@ -223,7 +205,7 @@ MARKER_PREDICTIONS = {
 
 def test_disable_forms_and_untraced_markers(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": MARKERS})
-    findings = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    findings = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert {(f["rule_id"], f["line"]) for f in findings} == MARKER_PREDICTIONS
     assert next(f["chain"] for f in findings if f["line"] == 7) == ["run", "shallow", "leaf"]
 
@@ -276,7 +258,7 @@ BY_ASSIGNMENT_PREDICTIONS = {("BRK208", 20), ("BRK102", 24)}
 
 def test_untraced_markers_by_assignment_and_disabled_method(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": BY_ASSIGNMENT})
-    got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
+    got = {(f["rule_id"], f["line"]) for f in cli_findings(tmp_path, "model.py", "--no-dynamic")}
     assert got == BY_ASSIGNMENT_PREDICTIONS
 
 
@@ -284,7 +266,7 @@ def test_untraced_markers_by_assignment_and_disabled_method(tmp_path: Path) -> N
 @requires_torch
 def test_dynamo_confirms_markers_by_assignment(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": BY_ASSIGNMENT})
-    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    findings = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
         (rule, line, "confirmed") for rule, line in BY_ASSIGNMENT_PREDICTIONS}
 
@@ -293,7 +275,7 @@ def test_dynamo_confirms_markers_by_assignment(tmp_path: Path) -> None:
 @requires_torch
 def test_dynamo_confirms_the_disable_forms(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": MARKERS})
-    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    findings = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
         (rule, line, "confirmed") for rule, line in MARKER_PREDICTIONS}
 
@@ -331,9 +313,9 @@ def test_dynamo_confirms_a_compiled_alias_and_compile_with_options(tmp_path: Pat
             yield half, (torch.ones(3),)
     """})
     expected = {("BRK102", 8), ("BRK201", 12), ("BRK102", 17)}
-    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    static = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert {(f["rule_id"], f["line"]) for f in static} == expected
-    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    findings = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in findings} == {
         (rule, line, "confirmed") for rule, line in expected}
 
@@ -377,7 +359,7 @@ PASSED_IN = """
 
 def test_functions_passed_in_and_called_there_are_in_the_region(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": PASSED_IN})
-    findings = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    findings = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert {(f["rule_id"], f["line"]): f["chain"] for f in findings} == {
         ("BRK102", 16): ["Net.forward", "apply", "scale"],
         ("BRK102", 25): ["Net.forward", "apply", "Net.helper"],
@@ -388,7 +370,7 @@ def test_functions_passed_in_and_called_there_are_in_the_region(tmp_path: Path) 
 @requires_torch
 def test_dynamo_confirms_functions_passed_in(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": PASSED_IN})
-    findings = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    findings = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     breaks = {(f["rule_id"], f["line"], f["status"]) for f in findings if f["rule_id"] == "BRK102"}
     assert breaks == {("BRK102", 16, "confirmed"), ("BRK102", 25, "confirmed")}
     assert not [f for f in findings if f["status"] == "refuted"]
@@ -434,10 +416,10 @@ CALLABLE_INSTANCES = """
 @requires_torch
 def test_project_call_method_of_instances_called_in_a_region(tmp_path: Path) -> None:
     write_files(tmp_path, {"model.py": CALLABLE_INSTANCES})
-    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    static = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert [(f["rule_id"], f["line"], f["chain"]) for f in static] == [
         ("BRK102", 11, ["Net.forward", "Scale.__call__"])]  # Unused is built, never called
-    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    dynamic = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert ("BRK102", 11, "confirmed") in {(f["rule_id"], f["line"], f["status"]) for f in dynamic}
     assert not [f for f in dynamic if f["status"] == "refuted"]
 
@@ -468,10 +450,10 @@ def test_checkpoint_bodies_are_traced(tmp_path: Path) -> None:
         def breakscan_examples():
             yield Net(), (torch.ones(3, requires_grad=True),)
     """})
-    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    static = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert {(f["rule_id"], f["line"]): f["chain"] for f in static} == {
         ("BRK102", 8): ["Net.forward", "block"], ("BRK201", 13): ["Net.forward", "Net.inner"]}
-    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    dynamic = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in dynamic} == {
         ("BRK102", 8, "confirmed"), ("BRK201", 13, "confirmed")}
 
@@ -494,7 +476,7 @@ def test_function_passed_to_a_disabled_function_is_not_traced(tmp_path: Path) ->
         def f(x):
             return apply(scale, x)
     """})
-    got = {(f["rule_id"], f["line"]) for f in breakscan(tmp_path, "model.py", "--no-dynamic")}
+    got = {(f["rule_id"], f["line"]) for f in cli_findings(tmp_path, "model.py", "--no-dynamic")}
     assert got == {("BRK208", 16)}
 
 
@@ -529,8 +511,8 @@ def test_property_getters_read_in_a_region_are_traced(tmp_path: Path) -> None:
         def breakscan_examples():
             yield Net(), (torch.ones(3),)
     """})
-    static = breakscan(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
+    static = cli_findings(tmp_path, "model.py", "--no-dynamic", "--regions", "explicit")
     assert [(f["rule_id"], f["line"], f["chain"]) for f in static] == [
         ("BRK201", 15, ["Net.forward", "Net.scale"])]  # `unused` is never read
-    dynamic = breakscan(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
+    dynamic = cli_findings(tmp_path, "model.py", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], f["line"], f["status"]) for f in dynamic} == {("BRK201", 15, "confirmed")}

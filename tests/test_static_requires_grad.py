@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import requires_torch, write_files
-from tests.test_static_project_inference import breakscan, located
+from tests.conftest import break_statuses, cli_findings, located, requires_torch, write_files
 
 MODEL = """
     import torch
@@ -48,13 +47,12 @@ PREDICTED = {("BRK301", "vae.py", 18), ("BRK301", "vae.py", 19), ("BRK301", "vae
 
 def test_requires_grad_false_on_a_fresh_tensor_is_not_flagged(tmp_path: Path) -> None:
     write_files(tmp_path, {"vae.py": MODEL})
-    assert located(breakscan(tmp_path, "vae.py", "--no-dynamic", "--no-cache")) == PREDICTED
+    assert located(cli_findings(tmp_path, "vae.py", "--no-dynamic", "--no-cache")) == PREDICTED
 
 
 @pytest.mark.dynamic
 @requires_torch
 def test_dynamo_confirms_which_requires_grad_calls_break(tmp_path: Path) -> None:
     write_files(tmp_path, {"vae.py": MODEL})
-    findings = breakscan(tmp_path, "vae.py", "--no-cache", "--backend", "eager")
-    breaks = [f for f in findings if f["kind"] in ("graph-break", "frame-fallback")]
-    assert {(*located([f]).pop(), f["status"]) for f in breaks} == {(*p, "confirmed") for p in PREDICTED}
+    findings = cli_findings(tmp_path, "vae.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in PREDICTED}
