@@ -349,13 +349,24 @@ def _region_nodes(module: cst.Module, regions: list[Region]) -> tuple[dict, list
     return functions, pairs
 
 
+def _region_visitor(module: cst.Module, source: str, regions: list[Region], index: ProjectIndex,
+                    rules: RuleIndex, callers=None):
+    """(a RegionVisitor over `module`'s region functions, those functions' (Region, node) pairs);
+    `regions` is not empty."""
+    from breakscan.static.checks import RegionVisitor
+
+    functions, pairs = _region_nodes(module, regions)
+    visitor = RegionVisitor(regions[0].module, index, {id(node): region for region, node in pairs}, rules,
+                            functions, source, callers)
+    return visitor, pairs
+
+
 def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules: RuleIndex):
     """A RegionVisitor of another file holding traced calls (`regions`: its region functions),
     for the call-site inference of the file being checked; None if it cannot be read or parsed.
-    Runs inside run_deep already: parses with libcst directly."""
+    Runs inside run_deep already, so it parses with libcst directly (parse_file would call
+    run_deep again and wait on its non-reentrant lock)."""
     import libcst as cst
-
-    from breakscan.static.checks import RegionVisitor
 
     data = read_source(Path(path))
     if isinstance(data, Finding) or not regions:
@@ -364,22 +375,19 @@ def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules:
         module = cst.parse_module(data)
     except Exception:  # the file's own check reports it
         return None
-    functions, pairs = _region_nodes(module, regions)
-    return RegionVisitor(regions[0].module, index, {id(node): region for region, node in pairs}, rules,
-                         functions, _decode(data, module.encoding))
+    return _region_visitor(module, _decode(data, module.encoding), regions, index, rules)[0]
 
 
 def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
                   verbose: bool = False, settings: dict | None = None, callers=None) -> list[Finding]:
-    from breakscan.static.checks import RegionVisitor
     from breakscan.static.positions import Locator
 
-    functions, pairs = _region_nodes(item.module, regions)
-    by_node = {id(node): region for region, node in pairs}
+    if not regions:
+        return []
+    visitor, pairs = _region_visitor(item.module, item.source, regions, index, rules, callers)
     if not pairs:
         return []
     info = regions[0].module
-    visitor = RegionVisitor(info, index, by_node, rules, functions, item.source, callers)
     for region, node in pairs:
         visitor.check_function(region, node)
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
