@@ -44,10 +44,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-# The dynamic pass's child runs in the project root, here an installed package's directory; without
-# this its `python -c` puts that directory first on sys.path, where x_transformers/x_transformers.py
-# shadows the package and torch_geometric/typing.py the standard library's typing.
-os.environ["PYTHONSAFEPATH"] = "1"
 
 from bench.corpus import CODEBASES, Case, cases, half  # noqa: E402
 from breakscan.catalog import load_catalog  # noqa: E402

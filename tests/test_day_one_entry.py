@@ -120,6 +120,40 @@ def test_package_with_relative_imports_runs_its_examples(tmp_path: Path) -> None
 
 @requires_torch
 @pytest.mark.dynamic
+def test_scanning_from_inside_a_package_never_lets_its_modules_shadow_the_standard_library(tmp_path: Path) -> None:
+    # `breakscan .` run in a package directory (as in torch_geometric, whose `typing.py` sits beside
+    # `__init__.py`): its modules are the package's, not top-level ones replacing `typing` for torch.
+    write_files(tmp_path, {
+        "geo/__init__.py": "",
+        "geo/typing.py": """\
+            from typing import Optional
+
+            OptTensor = Optional["torch.Tensor"]
+            """,
+        "geo/model.py": """\
+            import torch
+
+            from .typing import OptTensor
+
+
+            def scale(x, w: OptTensor = None):
+                if x.sum() > 0:
+                    x = x * 2
+                return x if w is None else x * w
+
+
+            def breakscan_examples():
+                yield scale, (torch.randn(4),)
+            """,
+    })
+    report = json_report(breakscan(".", "--format", "json", cwd=tmp_path / "geo"))
+    assert_ran_cleanly(report)
+    [brk] = observed(report, "GB0170")
+    assert (brk["path"], brk["line"], brk["status"]) == ("model.py", 7, "confirmed")
+
+
+@requires_torch
+@pytest.mark.dynamic
 def test_entry_file_func_runs_that_function(tmp_path: Path) -> None:
     write_files(tmp_path, SCRIPT)
     report = json_report(breakscan("model.py", "--entry", "model.py:examples", "--format", "json", cwd=tmp_path))

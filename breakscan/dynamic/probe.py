@@ -774,14 +774,25 @@ def user_fullgraph(fn: Any) -> bool:
     return bool(getattr(ctx, "fullgraph", False))
 
 
-def main(argv: list[str]) -> int:
+def main(argv: list[str], cwd_on_path: bool = True) -> int:
     """Entry point of the child: `probe REQUEST.json RESULT.jsonl`.
+
+    `cwd_on_path`: whether the interpreter put the working directory first on sys.path (`python
+    -c` does, unless PYTHONSAFEPATH/-P); the bootstrap took it off while the probe imported. In
+    run mode sys.path[0] is then the script's directory (or the working directory for `-m`), as
+    `python` gives it. In examples mode it goes back first on sys.path, except when the working
+    directory (the project root) is itself a package (has `__init__.py`): its modules are that
+    package's, and as top-level modules they would shadow others (`typing.py` beside
+    `__init__.py` would replace the standard library's `typing` for torch). Files of that
+    package are imported by their dotted names (`import_target`).
 
     Examples mode always exits via os._exit (user threads or atexit hooks must not hang or
     crash us after the result is written); run mode exits with the program's exit code after a
     normal interpreter shutdown (the program's atexit hooks run, as they would without us).
     """
     request = json.loads(Path(argv[0]).read_text(encoding="utf-8"))
+    if request.get("mode") == "run" or (cwd_on_path and not os.path.isfile("__init__.py")):
+        sys.path.insert(0, os.getcwd())  # run mode: the entry `run_program` sets to the script's directory
     if request.get("ranks"):  # one rank of a torchrun job (multirank): files of its own
         suffix = f".rank{os.environ.get('RANK', '0')}"
         argv = [argv[0], argv[1] + suffix]

@@ -361,18 +361,21 @@ class ChildOutcome:
     interrupted: int = 0  # the signal forwarded to the child on the user's Ctrl-C/SIGTERM (0: none)
 
 
-# The child's `python -c` program: import the probe from the breakscan this process runs
-# (its parent directory first on sys.path for that import only), then give sys.path[0] the
-# working directory, as `python -m` would. A `breakscan/` tree in the user's working
-# directory (a contributor's checkout) can then never stand in for it.
+# The child's `python -c` program: take the working directory (`""`) off sys.path, import the
+# probe from the breakscan this process runs (its parent directory first on sys.path for that
+# import only), and let the probe decide whether the working directory goes back on
+# (`probe.main`). A `breakscan/` tree in the user's working directory (a contributor's
+# checkout) can then never stand in for it, nor a package's own `typing.py` for the standard
+# library's while the probe and torch import.
 PROBE_BOOTSTRAP = """\
-import os, sys
+import sys
+cwd_on_path = bool(sys.path) and sys.path[0] == ""
+if cwd_on_path:
+    del sys.path[0]
 sys.path.insert(0, sys.argv.pop(1))
 import breakscan.dynamic.probe as probe
 del sys.path[0]
-if sys.path and sys.path[0] == "":
-    sys.path[0] = os.getcwd()
-sys.exit(probe.main(sys.argv[1:]))
+sys.exit(probe.main(sys.argv[1:], cwd_on_path=cwd_on_path))
 """
 
 
