@@ -179,6 +179,23 @@ def test_not_a_tty_degrades_to_plain_text(project: Path) -> None:
     assert "\x1b" not in proc.stdout and "\x1b" not in proc.stderr and "\r" not in proc.stdout
 
 
+def test_json_and_sarif_record_the_command_line(project: Path) -> None:
+    write(project / "m.py", BREAKING)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = ["m.py", "--no-dynamic", "--select", "BRK102"]
+    for fmt in ("json", "sarif"):
+        proc = subprocess.run([sys.executable, "-m", "breakscan", *args, "--format", fmt], cwd=project,
+                              capture_output=True, text=True, env=env, timeout=60)
+        assert proc.returncode == 1, proc.stderr
+        doc = json.loads(proc.stdout)
+        if fmt == "json":
+            assert doc["command"] == ["breakscan", *args, "--format", "json"]
+        else:
+            [invocation] = doc["runs"][0]["invocations"]
+            assert invocation["commandLine"] == "breakscan m.py --no-dynamic --select BRK102 --format sarif"
+            assert invocation["arguments"] == [*args, "--format", "sarif"]
+
+
 def test_version_and_rules_commands(project: Path) -> None:
     assert invoke("version").stdout.startswith("breakscan ")
     rules = json.loads(invoke("rules", "--format", "json").stdout)

@@ -18,9 +18,10 @@ def test_document_has_the_contract_keys(tmp_path: Path) -> None:
     report = Report(root=tmp_path, findings=[], torch_version="2.13.0", dynamic_ran=True, device="cpu", files_scanned=2)
     doc = json.loads(json_report.render(report, load_catalog()))
     assert list(doc) == [
-        "version", "root", "torch_version", "dynamic_ran", "device", "interrupted", "files_scanned", "summary",
-        "entries", "findings",
+        "version", "root", "torch_version", "dynamic_ran", "device", "command", "interrupted", "files_scanned",
+        "summary", "entries", "findings",
     ]
+    assert doc["command"] == []
     assert doc["torch_version"] == "2.13.0" and doc["files_scanned"] == 2 and doc["interrupted"] is None
     assert doc["summary"]["by_status"] == {"confirmed": 0, "predicted": 0, "observed": 0, "refuted": 0}
 

@@ -1,6 +1,7 @@
 """`--format json`: the whole report as one deterministic JSON document.
 
-Keys: `version` (breakscan's), `root`, `torch_version`, `dynamic_ran`, `device`,
+Keys: `version` (breakscan's), `root`, `torch_version`, `dynamic_ran`, `device`, `command`
+(the command line that made the report, a list of its words; empty when not made by the CLI),
 `interrupted` (null, or `{signal, exit_code, message}` when Ctrl-C/SIGTERM cut the run short), `files_scanned`, `summary` (`by_status`, `by_rule`, `baselined`: findings hidden by
 `--baseline`), `entries`, `findings`. Every finding is
 included, refuted ones too (with their `status`), as in SARIF; paths are relative to `root`.
@@ -33,6 +34,7 @@ def to_dict(report: Report) -> dict[str, Any]:
         "torch_version": report.torch_version,
         "dynamic_ran": report.dynamic_ran,
         "device": report.device,
+        "command": list(report.command),
         "interrupted": dataclasses.asdict(report.interrupted) if report.interrupted else None,
         "files_scanned": report.files_scanned,
         "summary": {**summary(report.findings), "baselined": getattr(report, "baselined", 0)},

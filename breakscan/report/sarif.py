@@ -8,6 +8,7 @@ findings count Unicode code points; SARIF columns here count UTF-16 code units
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 from sarif_om import (
@@ -85,7 +86,8 @@ def build_log(report: Report, rules: dict[str, Rule], *, max_results: int = MAX_
         automation_details=RunAutomationDetails(id=AUTOMATION_ID),
         column_kind="utf16CodeUnits",
         original_uri_base_ids={SRCROOT: ArtifactLocation(uri=root_uri(report.root))},
-        invocations=[_invocation(findings, len(findings) - len(kept), report.root, sources, report.interrupted)],
+        invocations=[_invocation(findings, len(findings) - len(kept), report.root, sources, report.interrupted,
+                                 report.command)],
         results=results,
         properties=_run_properties(report),
     )
@@ -309,9 +311,11 @@ def _code_flow(f: Finding, root: Path, sources: SourceCache) -> CodeFlow:
 
 
 def _invocation(findings: list[Finding], omitted: int, root: Path, sources: SourceCache,
-                interrupted: Interruption | None = None) -> Invocation:
+                interrupted: Interruption | None = None, command: tuple[str, ...] = ()) -> Invocation:
     """§3.20: `executionSuccessful` is false when any finding is one of breakscan's own errors,
     or when Ctrl-C/SIGTERM cut the run short (then also `exitCode`, 130 for SIGINT, §3.20.12).
+    `command` (the CLI's words) gives `commandLine` (§3.20.2, shell-quoted) and `arguments`
+    (§3.20.3, the words after the program name).
 
     Each `error`-kind finding is also one of its `toolExecutionNotifications` (§3.58 notification),
     and so is the interruption.
@@ -337,9 +341,14 @@ def _invocation(findings: list[Finding], omitted: int, root: Path, sources: Sour
         )
     if interrupted is not None:
         notes.append(Notification(level="error", message=Message(text=interrupted.message)))
-        return Invocation(execution_successful=False, tool_execution_notifications=notes,
-                          exit_code=interrupted.exit_code, exit_code_description=interrupted.message)
-    return Invocation(execution_successful=not errors, tool_execution_notifications=notes or None)
+        invocation = Invocation(execution_successful=False, tool_execution_notifications=notes,
+                                exit_code=interrupted.exit_code, exit_code_description=interrupted.message)
+    else:
+        invocation = Invocation(execution_successful=not errors, tool_execution_notifications=notes or None)
+    if command:
+        invocation.command_line = shlex.join(command)
+        invocation.arguments = list(command[1:])
+    return invocation
 
 
 def _run_properties(report: Report) -> Properties:
