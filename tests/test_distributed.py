@@ -29,8 +29,10 @@ RULES = load_catalog()
 EXPECT = re.compile(r"\s*#\s*expect:\s*BRK\d{3}\s*$")
 
 
-def breakscan(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def breakscan(*args: str, cwd: Path, tmpdir: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200"}
+    if tmpdir is not None:
+        env["TMPDIR"] = str(tmpdir)
     return subprocess.run([sys.executable, "-m", "breakscan", *args], cwd=cwd, env=env, capture_output=True,
                           text=True, timeout=300)
 
@@ -105,15 +107,19 @@ def test_ddp_bucket_split_is_an_expected_note_on_every_rank(tmp_path: Path) -> N
 
 def test_fixed_examples_show_no_divergence_and_no_split(tmp_path: Path) -> None:
     """The fixed examples of BRK520 (print outside the compiled function) and BRK521
-    (optimize_ddp off) under 2 ranks: neither rule fires."""
+    (optimize_ddp off) under 2 ranks: neither rule fires. The jobs leave nothing in the temporary
+    directory (torchrun's logs went to breakscan's work directory, which is removed)."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
     for rule_id in ("BRK520", "BRK521"):
         script, _ = example(tmp_path, rule_id, "fixed", name=f"{rule_id.lower()}_fixed.py")
         out = tmp_path / f"{rule_id}.json"
         proc = breakscan("run", "--nproc-per-node", "2", "--format", "json", "-o", str(out), str(script),
-                         cwd=tmp_path)
+                         cwd=tmp_path, tmpdir=temp)
         report = json.loads(out.read_text())
         assert not findings(report, "BRK520") and not findings(report, "BRK521"), (rule_id, report["findings"])
         assert len(report["entries"]) == 2, proc.stderr
+    assert [p.name for p in temp.iterdir() if p.name.startswith(("torchelastic_", "breakscan-"))] == []
 
 
 FAILING = '''\

@@ -100,11 +100,15 @@ def launcher_main(argv: list[str]) -> int:
 
 
 def launcher_command(python: str, summary: Path, torchrun: list[str], request: Path, result: Path) -> list[str]:
-    """`python -c LAUNCH_BOOTSTRAP PACKAGE_PARENT SUMMARY TORCHRUN_ARGS --no-python python -c
-    PROBE_BOOTSTRAP PACKAGE_PARENT REQUEST RESULT`: torchrun runs the probe on every rank."""
+    """`python -c LAUNCH_BOOTSTRAP PACKAGE_PARENT SUMMARY TORCHRUN_ARGS --log-dir DIR --no-python
+    python -c PROBE_BOOTSTRAP PACKAGE_PARENT REQUEST RESULT`: torchrun runs the probe on every
+    rank; DIR is beside SUMMARY, in the run's work directory."""
     rank_cmd = runner.probe_command(python, request, result)
+    # torchrun's log directory in breakscan's work directory (removed after the run), not a new
+    # `torchelastic_*` directory left in the system's temporary directory by every launch.
+    logs = summary.parent / "torchelastic"
     return [python, "-c", LAUNCH_BOOTSTRAP, str(runner.PACKAGE_PARENT), str(summary), *torchrun,
-            "--no-python", *rank_cmd]
+            "--log-dir", str(logs), "--no-python", *rank_cmd]
 
 
 def rank_files(result: Path) -> dict[int, Path]:
