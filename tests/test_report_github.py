@@ -63,3 +63,10 @@ def test_refuted_findings_are_left_out_unless_asked_for(tmp_path: Path) -> None:
 def test_gb_rule_title_comes_from_the_registry_or_a_fallback(tmp_path: Path) -> None:
     report = Report(root=tmp_path, findings=[finding(tmp_path / "a.py", rule_id="GB9999")])
     assert "title=GB9999%3A Dynamo graph break GB9999::" in github.render(report, load_catalog())
+
+
+def test_a_finding_of_a_distributed_run_names_its_ranks(tmp_path: Path) -> None:
+    # `breakscan run --nproc-per-node`: merged findings carry the ranks that saw them (multirank)
+    f = finding(tmp_path / "train.py", status=Status.OBSERVED, extra={"ranks": [0, 1]})
+    out = github.render(Report(root=tmp_path, findings=[f]), load_catalog())
+    assert out.endswith("::`x.item()` breaks [observed] [ranks 0,1]\n")

@@ -60,8 +60,11 @@ def _notebook_position(f: Finding, sources: SourceCache) -> dict[str, str]:
 
 
 def _message(f: Finding) -> str:
-    """The message, its status, and the finding's own fix on a second line."""
+    """The message, its status (and the ranks that saw it, under `breakscan run --nproc-per-node`),
+    and the finding's own fix on a second line."""
     text = f"{f.message} [{f.status.value}]"
+    if "ranks" in f.extra:
+        text += f" [ranks {','.join(str(r) for r in f.extra['ranks']) or '-'}]"
     if f.cell is not None:
         text = f"cell {f.cell}, line {f.line}: {text}"
     fix = " ".join(f.fix.split())
