@@ -79,7 +79,8 @@ class CallRef:
 
 @dataclass
 class Comprehension:
-    """A list/set/dict comprehension that would run as its own frame (Python <= 3.11).
+    """A list/set/dict comprehension (Python <= 3.11: a frame of its own) or a generator
+    expression (a generator frame on every Python), for frames Dynamo skips.
 
     `references_module` when its body names `self` or a torch module: the values that make
     Dynamo's `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
@@ -89,30 +90,47 @@ class Comprehension:
     offset: int  # ast's: UTF-8 bytes from the line start, 0-based
     end_line: int
     end_offset: int
-    before_try: bool  # starts before the try statement it is recorded with
     references_module: bool
+    steps_unsupported: bool = True  # its first iterable's iterator is one Dynamo cannot step
 
 
 @dataclass
-class TryFrame:
-    """A function (or nested def) with a `try` statement, for frames Dynamo skips.
+class SkipBlock:
+    """A block after whose graph break Dynamo cannot resume the frame (measured on torch 2.13).
 
-    Dynamo cannot resume after a graph break inside a try block: it compiles up to the last
-    resumable point before it (if the graph there is non-empty), else skips the whole function,
-    and runs the rest eagerly. `try_calls` are the calls in the try body, `calls_param` when one
-    calls a parameter of an enclosing def (a decorator's wrapper calling the function it wraps),
-    `ops_before` when statements before the try may put operations in the graph.
+    `kind`: "try" (a try body: Dynamo compiles up to the last resumable point before the
+    statement, or skips the whole frame when the graph is empty there), "loop" (a `for`/`while`
+    body: "graph break in loop", the whole frame is skipped), "with" (the body of a `with` whose
+    context manager is `ctx`, a dotted name called: only torch's own context managers resume,
+    so the cross-file pass decides with the project index). `calls` are the calls in the body
+    with their lines; `param_lines` the lines where it calls a parameter of an enclosing def (a
+    decorator's wrapper calling the function it wraps); `ops_before` (try) when statements before
+    it may put operations in the graph.
     """
+
+    kind: str
+    line: int
+    body_first: int
+    body_last: int
+    calls: list[tuple[int, CallRef]] = field(default_factory=list)
+    param_lines: list[int] = field(default_factory=list)
+    ctx: str = ""
+    ops_before: bool = False
+
+
+@dataclass
+class DefFrame:
+    """A def (a function or a def nested in it) holding blocks that Dynamo cannot resume after:
+    a graph break there makes Dynamo run the rest of this frame eagerly, and the frames that
+    code creates (comprehensions, generator expressions, callees) then start on their own.
+    `nested` are the spans of its nested defs and lambdas (frames of their own)."""
 
     def_line: int
     def_end: int
-    try_line: int
-    body_first: int
-    body_last: int
-    try_calls: list[CallRef] = field(default_factory=list)
-    calls_param: bool = False
-    ops_before: bool = False
+    blocks: list[SkipBlock] = field(default_factory=list)
     comprehensions: list[Comprehension] = field(default_factory=list)
+    genexprs: list[Comprehension] = field(default_factory=list)
+    nested: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -127,7 +145,7 @@ class FunctionInfo:
     calls: list[CallRef] = field(default_factory=list)
     end_line: int = 0
     indent: int = 0  # columns of indentation of the `def` (code points)
-    try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
+    frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
 
@@ -357,7 +375,7 @@ class _Indexer:
                           end_line=node.end_lineno or 0, indent=node.col_offset,
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
         if _collect_calls(self.info, fn, node.body, self):
-            fn.try_frames = try_frames(self.info, node)
+            fn.frames = def_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
         for dec in node.decorator_list:
             marker = trace_marker(self.info, dec)
@@ -506,7 +524,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
-    Returns whether the body holds a `try` statement.
+    Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock).
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
@@ -528,15 +546,17 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             fn.self_reads.add(node.attr)  # a property getter of the class runs here
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
-        elif kind in _TRY_NODES:
+        elif kind in _BLOCK_NODES:
             has_try = True
         stack.extend(ast.iter_child_nodes(node))
     return has_try
 
 
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_LOOP_NODES = (ast.For, ast.While, ast.AsyncFor)
+_BLOCK_NODES = (*_TRY_NODES, *_LOOP_NODES, ast.With, ast.AsyncWith)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)  # generator expressions are skipped frames
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)  # frames of their own on Python <= 3.11
 # Module objects Dynamo's has_tensor_in_frame counts when a frame names them as globals.
 TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
                  "torch.distributed", "torch.cuda", "torch.autograd", "torch.nn.init", "torch.distributions"}
@@ -545,38 +565,63 @@ TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "to
 _STEPPABLE_CALLS = {"range", "tuple"}
 
 
-def try_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[TryFrame]:
-    """The defs in `node` (itself and nested ones) that hold a `try`; see TryFrame."""
-    frames: list[TryFrame] = []
+def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DefFrame]:
+    """The defs in `node` (itself and nested ones) that hold a SkipBlock; see DefFrame."""
+    frames: list[DefFrame] = []
     todo: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]]] = [(node, frozenset())]
     while todo:
         fn, outer_params = todo.pop()
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
         own = _own_nodes(fn)
         todo.extend((sub, outer_params | params) for sub in own if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        tries = [n for n in own if isinstance(n, _TRY_NODES)]
-        if not tries:
+        blocks = [b for n in own if (b := _skip_block(n, outer_params, params, own, info)) is not None]
+        if not blocks:
             continue
-        first = min(tries, key=lambda t: (t.lineno, t.col_offset))
-        frame = TryFrame(fn.lineno, fn.end_lineno or fn.lineno, first.lineno, first.body[0].lineno,
-                         max(s.end_lineno or s.lineno for t in tries for s in t.body))
-        for t in tries:
-            for sub in (n for stmt in t.body for n in _walk_own(stmt)):
-                if isinstance(sub, ast.Call):
-                    ref = call_ref(sub)
-                    if ref is not None:
-                        frame.try_calls.append(ref)
-                    if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
-                        frame.calls_param = True
-        frame.ops_before = any(_may_add_ops(info, n, params) for n in own
-                               if getattr(n, "end_lineno", None) and n.end_lineno < first.lineno)
-        for comp in own:
-            if isinstance(comp, _COMPREHENSIONS) and _steps_unsupported_iterator(info, comp):
-                frame.comprehensions.append(Comprehension(
-                    comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno, comp.end_col_offset or 0,
-                    comp.lineno < first.lineno, _references_module(info, comp)))
+        frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
+        for sub in own:
+            if isinstance(sub, _DEFS) and sub is not fn:
+                first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
+                frame.nested.append((first, sub.end_lineno or sub.lineno))
+            elif isinstance(sub, (*_COMPREHENSIONS, ast.GeneratorExp)):
+                comp = Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
+                                     sub.end_col_offset or 0, _references_module(info, sub),
+                                     _steps_unsupported_iterator(info, sub))
+                (frame.genexprs if isinstance(sub, ast.GeneratorExp) else frame.comprehensions).append(comp)
         frames.append(frame)
     return frames
+
+
+def _skip_block(node: ast.AST, outer_params: frozenset[str], params: set[str], own: list[ast.AST],
+                info: ModuleInfo) -> SkipBlock | None:
+    """The SkipBlock of a try/for/while/with statement (its body only: a `for`'s iterable and a
+    loop's `else` are outside the loop's back edge), else None."""
+    if isinstance(node, _TRY_NODES):
+        kind, ctx = "try", ""
+    elif isinstance(node, _LOOP_NODES):
+        kind, ctx = "loop", ""
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        called = [item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)]
+        names = [n for n in (ast_dotted(c.func) for c in called) if n]
+        if not names:
+            return None
+        kind, ctx = "with", names[0]
+    else:
+        return None
+    body = node.body  # type: ignore[attr-defined]
+    if not body:
+        return None
+    block = SkipBlock(kind, node.lineno, body[0].lineno, max(s.end_lineno or s.lineno for s in body), ctx=ctx)
+    for sub in (n for stmt in body for n in _walk_own(stmt)):
+        if isinstance(sub, ast.Call):
+            ref = call_ref(sub)
+            if ref is not None:
+                block.calls.append((sub.lineno, ref))
+            if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
+                block.param_lines.append(sub.lineno)
+    if kind == "try":
+        block.ops_before = any(_may_add_ops(info, n, params) for n in own
+                               if getattr(n, "end_lineno", None) and n.end_lineno < node.lineno)
+    return block
 
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
