@@ -18,6 +18,7 @@ from breakscan.catalog import load_catalog
 from breakscan.findings import Finding, Kind, Status
 from breakscan.merge import merge
 from breakscan.static.engine import scan_files
+from tests.conftest import break_statuses, cli_findings, located, requires_torch, write_files
 
 CATALOG = load_catalog()
 RULE = CATALOG["BRK406"]
@@ -215,3 +216,223 @@ def test_break_in_a_module_function_called_in_the_try(tmp_path):
     assert _lines(findings, "BRK104") == [7]
     [finding] = [f for f in findings if f.rule_id == "BRK406"]
     assert finding.line == 16 and finding.extra["requires"] == [f"{tmp_path / 'mod.py'}:7"]
+
+
+# --- Frames skipped after a break under a try, in a loop, or under a project context manager ---
+# A user's package with relative imports and unannotated helpers. Measured on torch 2.13 /
+# Python 3.11: Dynamo runs the rest of each skipped `forward` eagerly, so the prints after the
+# blocks do not break; the helpers called there are frames of their own and still break; the
+# comprehension (3.11), the generator expressions and the `contextmanager` generator started by
+# the eager code fall back; torch's own `no_grad` resumes, so the print after it breaks.
+PACKAGE = {
+    "net/__init__.py": "",
+    "net/ops.py": """\
+        import torch
+
+
+        def route(x):
+            return x * int(x.max())
+
+
+        def gate(x):
+            if x.sum() > 0:
+                return x + 1
+            return x - 1
+    """,
+    "net/blocks.py": """\
+        import contextlib
+
+        import torch
+        from torch import nn
+
+        from .ops import gate, route
+
+
+        class Counter:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+        @contextlib.contextmanager
+        def tagged(name):
+            yield name
+
+
+        class TryBlock(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.names = ["a", "b"]
+
+            def forward(self, x):
+                try:
+                    y = route(x)
+                finally:
+                    pass
+                z = gate(x)
+                outs = [self.proj(y) for _ in self.names]
+                total = sum(o.sum() for o in outs)
+                print("after the try")
+                return z + total
+
+
+        class LoopBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                for _ in range(2):
+                    y = route(y)
+                wide = any(n > 3 for n in y.shape)
+                print("after the loop")
+                return gate(x) + wide
+
+
+        class WithBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with Counter():
+                    y = y * int(y.max())
+                print("after the with")
+                return gate(x) + y
+
+
+        class TaggedBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with tagged("t"):
+                    y = route(y)
+                print("after the tagged block")
+                return y
+
+
+        class GradBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with torch.no_grad():
+                    y = y * int(y.max())
+                print("resumed after no_grad")
+                return y
+    """,
+    "net/run.py": """\
+        import torch
+
+        from .blocks import GradBlock, LoopBlock, TaggedBlock, TryBlock, WithBlock
+
+
+        def breakscan_examples():
+            x = torch.randn(2, 4)
+            yield TryBlock(), (x,)
+            yield LoopBlock(), (x,)
+            yield WithBlock(), (x,)
+            yield TaggedBlock(), (x,)
+            yield GradBlock(), (x,)
+    """,
+}
+PACKAGE_BREAKS = {
+    ("BRK104", "ops.py", 5),  # route: under the try, in the loop, under tagged(): each skips its caller
+    ("BRK101", "ops.py", 9),  # gate, called by the eager code: a frame of its own, traced from its start
+    ("BRK406", "blocks.py", 34),  # [self.proj(y) for _ in self.names] after the try (Python <= 3.11)
+    ("BRK407", "blocks.py", 35),  # sum(o.sum() for o in outs): a generator frame
+    ("BRK407", "blocks.py", 45),  # any(n > 3 for n in y.shape) after the loop
+    ("BRK407", "blocks.py", 18),  # `def tagged`: the contextmanager's generator, started eagerly
+    ("BRK104", "blocks.py", 54),  # under Counter(): the whole forward is skipped
+    ("BRK104", "blocks.py", 72),  # under no_grad: Dynamo resumes after it...
+    ("BRK201", "blocks.py", 73),  # ...so this print breaks; the prints after the other blocks do not
+}
+if sys.version_info >= (3, 12):  # comprehensions are inlined (PEP 709)
+    PACKAGE_BREAKS = PACKAGE_BREAKS - {("BRK406", "blocks.py", 34)}
+
+
+def test_prints_after_a_skipping_block_are_not_predicted(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    assert located(cli_findings(tmp_path, "net", "--no-dynamic", "--no-cache")) == PACKAGE_BREAKS
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_breaks_exactly_where_the_skipped_frames_predict(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    findings = cli_findings(tmp_path, "net", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in PACKAGE_BREAKS}
+    tagged = next(f for f in findings if f["rule_id"] == "BRK407" and f["line"] == 18)
+    assert tagged["extra"]["skip_block"] == "with"
+    assert tagged["chain"] == ["TaggedBlock.forward", "tagged"]
+
+
+# A training script: an inlined callee's loop break skips only the callee (its caller resumes
+# after the call), a break in a `for` loop's iterable resumes, a break in a `while` body through a
+# call skips the rest of the (resumed) frame, where a dict comprehension then breaks.
+SCRIPT = """\
+    import torch
+    from torch import nn
+
+
+    def score(x):
+        return x * int(x.max())
+
+
+    def clip(x):
+        if x.sum() > 0:
+            return x.clamp(max=1.0)
+        return x
+
+
+    def looper(x):
+        y = x * 2
+        for _ in range(2):
+            if y.sum() > 0:
+                y = y + 1
+        print("looper done")
+        return y
+
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.keys = ["a", "b"]
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = self.lin(looper(x))
+            print("head resumed")
+            for t in [y, score(y)]:
+                y = y + t
+            print("after the header")
+            i = 0
+            while i < 2:
+                z = score(y)
+                i += 1
+            feats = {k: self.lin(y) for k in self.keys}
+            print("done")
+            return clip(x) + feats["a"] + z
+
+
+    def breakscan_examples():
+        yield Head(), (torch.randn(2, 4),)
+"""
+SCRIPT_BREAKS = {
+    ("BRK104", "train.py", 6), ("BRK101", "train.py", 10), ("BRK101", "train.py", 18),
+    ("BRK201", "train.py", 32), ("BRK201", "train.py", 35), ("BRK406", "train.py", 40),
+}
+if sys.version_info >= (3, 12):
+    SCRIPT_BREAKS = SCRIPT_BREAKS - {("BRK406", "train.py", 40)}
+
+
+def test_loop_skips_follow_the_frame_that_holds_the_loop(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    findings = cli_findings(tmp_path, "train.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == SCRIPT_BREAKS  # not the prints on lines 20 and 41
+    if sys.version_info < (3, 12):
+        feats = next(f for f in findings if f["rule_id"] == "BRK406")
+        assert feats["extra"]["skip_block"] == "loop" and feats["extra"]["try_line"] == 37
+        assert "the loop at line 37" in feats["message"] or "line 37" in feats["message"]
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_loop_skips(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    findings = cli_findings(tmp_path, "train.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in SCRIPT_BREAKS}

@@ -241,12 +241,14 @@ class SkippedFrames:
             by_check[rule.match.get("check", "")].append(rule)
         new: list[Finding] = []
         lines_cache: dict[str, list[str]] = {}
+        flagged: set[RegionKey] = set()  # generator functions already flagged (one frame each)
         for region, frame, found in skips:
             path = str(region.module.path)
             comps = [c for c in frame.comprehensions if c.references_module and c.steps_unsupported
                      and c.line >= found.eager_from and not _inside(c.line, frame.nested)]
             gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _inside(g.line, frame.nested)]
-            if not (comps and by_check[CHECK]) and not (gens and by_check[GENERATOR_CHECK]):
+            started = self._generators_called(region, frame, found.eager_from)
+            if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
                 continue
             causes = sorted(found.causes - dropped)
             lines = lines_cache.get(path)
@@ -256,10 +258,32 @@ class SkippedFrames:
                 for comp in items:
                     for rule in by_check[check]:
                         new.append(self._finding(rule, region, found, causes, comp, lines))
+            for gen in started:
+                if gen.key in flagged:
+                    continue
+                flagged.add(gen.key)
+                gen_path = str(gen.module.path)
+                gen_lines = lines_cache.get(gen_path)
+                if gen_lines is None:
+                    gen_lines = lines_cache[gen_path] = _source_lines(gen_path)
+                for rule in by_check[GENERATOR_CHECK]:
+                    new.append(self._finding(rule, region, found, causes, _def_span(gen.function, gen_lines),
+                                             gen_lines, at=gen))
         return kept, new
 
+    def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
+        """Project generator functions the eager code of `frame` calls (from `eager_from` on):
+        each starts a generator frame, which Dynamo refuses (GB0003, at its `def`)."""
+        out: list[Region] = []
+        for line, call in frame.calls:
+            if line >= eager_from and not _inside(line, frame.nested):
+                out += [r for r in self._callees(region, [call]) if r.function.is_generator and r not in out]
+        return out
+
     def _finding(self, rule: Rule, region: Region, found: Skip, causes: list[Site], comp: Comprehension,
-                 lines: list[str]) -> Finding:
+                 lines: list[str], at: Region | None = None) -> Finding:
+        """A finding of `rule` on `comp` (a span in `region`'s file, or in `at`'s: a generator
+        function the skipped frame calls)."""
         path = str(region.module.path)
         column, end_column, code = _place(lines, comp)
         code = " ".join(code.split())
@@ -271,15 +295,23 @@ class SkippedFrames:
         block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
         suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
         return Finding(
-            rule_id=rule.id, kind=rule.kind, path=path, line=comp.line, column=column,
+            rule_id=rule.id, kind=rule.kind, path=str(at.module.path) if at else path, line=comp.line, column=column,
             end_line=comp.end_line, end_column=end_column,
             message=rule.message.replace("{code}", short).replace("{cause}", where)
             .replace("{line}", str(found.block.line)).replace("{block}", block),
             severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-            chain=region.chain, code=short,
+            chain=region.chain + ((at.function.qualname,) if at else ()), code=short,
             extra={"requires": [f"{p}:{n}" for p, n in causes], "try_line": found.block.line,
                    "skip_block": found.block.kind, **({SUPPRESSED: True} if suppressed else {})},
         )
+
+
+def _def_span(fn: FunctionInfo, lines: list[str]) -> Comprehension:
+    """The `def` line of `fn` as a span (UTF-8 offsets, as ast gives them)."""
+    line = fn.def_line or fn.line
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return Comprehension(line, len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8")), line,
+                         len(text.rstrip().encode("utf-8")), False)
 
 
 def _inside(line: int, spans: list[tuple[int, int]]) -> bool:

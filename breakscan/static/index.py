@@ -131,6 +131,7 @@ class DefFrame:
     comprehensions: list[Comprehension] = field(default_factory=list)
     genexprs: list[Comprehension] = field(default_factory=list)
     nested: list[tuple[int, int]] = field(default_factory=list)
+    calls: list[tuple[int, CallRef]] = field(default_factory=list)  # its own calls, with their lines
 
 
 @dataclass
@@ -148,6 +149,8 @@ class FunctionInfo:
     frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    def_line: int = 0  # the `def` line (`line` is the first decorator's)
+    is_generator: bool = False  # its own body yields: called, it starts a generator frame
 
 
 @dataclass
@@ -374,6 +377,9 @@ class _Indexer:
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset,
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
+        fn.def_line = node.lineno
+        if "yield" in self.source or not self.source:
+            fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
         if _collect_calls(self.info, fn, node.body, self):
             fn.frames = def_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
@@ -587,6 +593,8 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
                                      sub.end_col_offset or 0, _references_module(info, sub),
                                      _steps_unsupported_iterator(info, sub))
                 (frame.genexprs if isinstance(sub, ast.GeneratorExp) else frame.comprehensions).append(comp)
+            elif isinstance(sub, ast.Call) and (ref := call_ref(sub)) is not None:
+                frame.calls.append((sub.lineno, ref))
         frames.append(frame)
     return frames
 
