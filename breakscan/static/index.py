@@ -449,6 +449,17 @@ class _Indexer:
             cls.submodules[attr] = called
 
     def example_targets(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """The callables `breakscan_examples()` yields (`(fn, args)` / `(fn, args, kwargs)`):
+        `name`, `Class()`, or `var.attr` where `var` is a local instance (`scheduler =
+        DDPMScheduler(...)`, `model = Net().eval()`, `Cls.from_config(...)`): its bound method,
+        whose region the class's method roots (resolved through `var_classes`)."""
+        local_classes: dict[str, str] = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                callee = _instance_class(self.info, sub.value)
+                for t in sub.targets:
+                    if callee and isinstance(t, ast.Name):
+                        local_classes[t.id] = callee
         for sub in ast.walk(node):
             value = sub.value if isinstance(sub, ast.Yield) else sub if isinstance(sub, ast.Tuple) else None
             if isinstance(value, ast.Tuple) and 2 <= len(value.elts) <= 3:
@@ -456,6 +467,9 @@ class _Indexer:
                 name = ast_dotted(first.func if isinstance(first, ast.Call) else first)
                 if name:
                     self.info.example_targets.append(name + ("()" if isinstance(first, ast.Call) else ""))
+                    head = name.partition(".")[0]
+                    if head in local_classes:  # a bound method (or the instance) of a local object
+                        self.info.var_classes.setdefault(head, local_classes[head])
 
     def module_calls(self, tree: ast.Module) -> None:
         """`torch.compile(x)` / `x.compile()` targets and `v = Class(...)` variables.
@@ -650,6 +664,21 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return out
+
+
+def _instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
+    """The qualified class a call builds, by the usual spelling: `Class(...)` (with trailing
+    `.to(dev)` / `.eval()` ...) or a `Class.from_*(...)` constructor; None otherwise."""
+    value = module_expr(info, value)  # type: ignore[assignment]
+    name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
+    if not name:
+        return None
+    head, _, last = name.rpartition(".")
+    if last[:1].isupper():
+        return info.qualify(name)
+    if head and head.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
+        return info.qualify(head)
+    return None
 
 
 def call_ref(node: ast.Call) -> CallRef | None:
