@@ -436,3 +436,59 @@ def test_dynamo_confirms_the_loop_skips(tmp_path):
     write_files(tmp_path, {"train.py": SCRIPT})
     findings = cli_findings(tmp_path, "train.py", "--no-cache", "--backend", "eager")
     assert break_statuses(findings) == {(*p, "confirmed") for p in SCRIPT_BREAKS}
+
+
+# transformers' encoder loop: a break in a layer (inlined from `layer(hidden)`, an element of a
+# ModuleList) skips the encoder's whole `forward`; the layer still breaks in its own frame, the
+# print after the loop does not, and the classic `return tuple(v for v in [...] if v is not None)`
+# falls back as a generator frame.
+ENCODER = """\
+    import torch
+    from torch import nn
+
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, hidden):
+            if hidden.sum() > 0:
+                hidden = hidden * 2
+            return self.lin(hidden)
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, hidden, output_hidden_states=True):
+            all_hidden = ()
+            for i, layer in enumerate(self.layers):
+                all_hidden = all_hidden + (hidden,)
+                hidden = layer(hidden)
+            print("encoded")
+            return tuple(v for v in [hidden, all_hidden] if v is not None)
+
+
+    def breakscan_examples():
+        yield Encoder(), (torch.randn(2, 4),)
+"""
+ENCODER_BREAKS = {("BRK101", "encoder.py", 11), ("BRK407", "encoder.py", 27)}
+
+
+def test_a_break_in_a_layer_of_a_module_list_skips_the_encoder_loop(tmp_path):
+    write_files(tmp_path, {"encoder.py": ENCODER})
+    findings = cli_findings(tmp_path, "encoder.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == ENCODER_BREAKS
+    gen = next(f for f in findings if f["rule_id"] == "BRK407")
+    assert gen["extra"]["requires"] == [f"{tmp_path / 'encoder.py'}:11"]
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_encoder_loop_skip(tmp_path):
+    write_files(tmp_path, {"encoder.py": ENCODER})
+    findings = cli_findings(tmp_path, "encoder.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in ENCODER_BREAKS}

@@ -144,6 +144,15 @@ class SkippedFrames:
             out.extend(found)
         return out
 
+    def _layers(self, region: Region, attr: str) -> list[Region]:
+        """What calling an element of `self.<attr>` (a ModuleList built in `__init__`) runs."""
+        cls = region.dispatch or region.cls
+        if cls is None:
+            return []
+        _, _, subs = self.index.class_attr_kinds(cls.qualname)
+        found = [t for q in subs.get(attr, ()) if (t := self.finder.instance_call(q)) is not None]
+        return [r for mod, _, fn in found if (r := self._region(mod, fn)) is not None]
+
     def _wrapped_by(self, decorator: str) -> list[Region]:
         """Region functions decorated with `decorator` (a qualified name)."""
         if self._decorated is None:
@@ -170,9 +179,12 @@ class SkippedFrames:
         sites = {s for s in self._direct.get(region.key, ()) if s[0] == path
                  and block.body_first <= s[1] <= block.body_last and not _inside(s[1], frame.nested)}
         lines = [line for _, line in sites]
+        variable, attr = block.loop_over
         for line, call in block.calls:
             below: set[Site] = set()
-            for callee in self._callees(region, [call]):
+            callees = self._layers(region, attr) if call.kind == "name" and call.name == variable and variable \
+                else self._callees(region, [call])
+            for callee in callees:
                 below |= self.breaks_below(callee)
             if below:
                 lines.append(line)

@@ -116,6 +116,7 @@ class SkipBlock:
     param_lines: list[int] = field(default_factory=list)
     ctx: str = ""
     ops_before: bool = False
+    loop_over: tuple[str, str] = ("", "")  # `for layer in self.layers` / `enumerate(self.layers)`: (layer, layers)
 
 
 @dataclass
@@ -640,10 +641,25 @@ def _skip_block(node: ast.AST, outer_params: frozenset[str], params: set[str], o
                 block.calls.append((sub.lineno, ref))
             if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
                 block.param_lines.append(sub.lineno)
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        block.loop_over = _loop_over_self(node)
     if kind == "try":
         block.ops_before = any(_may_add_ops(info, n, params) for n in own
                                if getattr(n, "end_lineno", None) and n.end_lineno < node.lineno)
     return block
+
+
+def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
+    """(loop variable, attribute) for `for v in self.attr:` and `for i, v in enumerate(self.attr):`
+    (a ModuleList of layers: `v(x)` in the body calls their `forward`), else ("", "")."""
+    it, target = node.iter, node.target
+    if isinstance(it, ast.Call) and ast_dotted(it.func) == "enumerate" and it.args \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        it, target = it.args[0], target.elts[1]
+    if isinstance(target, ast.Name) and isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) \
+            and it.value.id == "self":
+        return target.id, it.attr
+    return "", ""
 
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
