@@ -180,7 +180,9 @@ class SkippedFrames:
                  and block.body_first <= s[1] <= block.body_last and not _inside(s[1], frame.nested)}
         lines = [line for _, line in sites]
         variable, attr = block.loop_over
-        for line, call in block.calls:
+        for line, call in frame.calls:
+            if not block.body_first <= line <= block.body_last:
+                continue
             below: set[Site] = set()
             callees = self._layers(region, attr) if call.kind == "name" and call.name == variable and variable \
                 else self._callees(region, [call])
@@ -189,13 +191,14 @@ class SkippedFrames:
             if below:
                 lines.append(line)
                 sites |= below
-        if block.param_lines:  # a decorator's wrapper calling the function it wraps
+        param_lines = [n for n in frame.param_lines if block.body_first <= n <= block.body_last]
+        if param_lines:  # a decorator's wrapper calling the function it wraps
             owner = f"{region.module.name}.{region.function.qualname}"
             below = set()
             for wrapped in self._wrapped_by(owner):
                 below |= self.breaks_below(wrapped)
             if below:
-                lines.extend(block.param_lines)
+                lines.extend(param_lines)
                 sites |= below
         return lines, sites
 
@@ -256,7 +259,7 @@ class SkippedFrames:
         flagged: set[RegionKey] = set()  # generator functions already flagged (one frame each)
         for region, frame, found in skips:
             path = str(region.module.path)
-            comps = [c for c in frame.comprehensions if c.references_module and c.steps_unsupported
+            comps = [c for c in frame.comprehensions if c.references_module
                      and c.line >= found.eager_from and not _inside(c.line, frame.nested)]
             gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _inside(g.line, frame.nested)]
             started = self._generators_called(region, frame, found.eager_from)

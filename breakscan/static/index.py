@@ -91,7 +91,6 @@ class Comprehension:
     end_line: int
     end_offset: int
     references_module: bool
-    steps_unsupported: bool = True  # its first iterable's iterator is one Dynamo cannot step
 
 
 @dataclass
@@ -102,18 +101,15 @@ class SkipBlock:
     statement, or skips the whole frame when the graph is empty there), "loop" (a `for`/`while`
     body: "graph break in loop", the whole frame is skipped), "with" (the body of a `with` whose
     context manager is `ctx`, a dotted name called: only torch's own context managers resume,
-    so the cross-file pass decides with the project index). `calls` are the calls in the body
-    with their lines; `param_lines` the lines where it calls a parameter of an enclosing def (a
-    decorator's wrapper calling the function it wraps); `ops_before` (try) when statements before
-    it may put operations in the graph.
+    so the cross-file pass decides with the project index); its body spans lines `body_first`
+    to `body_last` (the calls there are the DefFrame's `calls` on those lines); `ops_before` (try)
+    when statements before it may put operations in the graph.
     """
 
     kind: str
     line: int
     body_first: int
     body_last: int
-    calls: list[tuple[int, CallRef]] = field(default_factory=list)
-    param_lines: list[int] = field(default_factory=list)
     ctx: str = ""
     ops_before: bool = False
     loop_over: tuple[str, str] = ("", "")  # `for layer in self.layers` / `enumerate(self.layers)`: (layer, layers)
@@ -124,7 +120,9 @@ class DefFrame:
     """A def (a function or a def nested in it) holding blocks that Dynamo cannot resume after:
     a graph break there makes Dynamo run the rest of this frame eagerly, and the frames that
     code creates (comprehensions, generator expressions, callees) then start on their own.
-    `nested` are the spans of its nested defs and lambdas (frames of their own)."""
+    `nested` are the spans of its nested defs and lambdas (frames of their own); `param_lines`
+    where it calls a parameter of an enclosing def (a decorator's wrapper calling the function
+    it wraps)."""
 
     def_line: int
     def_end: int
@@ -133,6 +131,7 @@ class DefFrame:
     genexprs: list[Comprehension] = field(default_factory=list)
     nested: list[tuple[int, int]] = field(default_factory=list)
     calls: list[tuple[int, CallRef]] = field(default_factory=list)  # its own calls, with their lines
+    param_lines: list[int] = field(default_factory=list)  # calls of an enclosing def's parameter (a wrapper's)
 
 
 @dataclass
@@ -379,9 +378,10 @@ class _Indexer:
                           end_line=node.end_lineno or 0, indent=node.col_offset,
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
         fn.def_line = node.lineno
-        if "yield" in self.source or not self.source:
+        blocks, yields = _collect_calls(self.info, fn, node.body, self)
+        if yields:  # in this def or a nested one: only its own make it a generator
             fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
-        if _collect_calls(self.info, fn, node.body, self):
+        if blocks:
             fn.frames = def_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
         for dec in node.decorator_list:
@@ -541,15 +541,16 @@ class _Indexer:
         return dotted
 
 
-def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> bool:
+def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
-    Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock).
+    Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock),
+    and whether it (or a nested def) yields.
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
-    has_try = False
+    has_blocks = yields = False
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -568,9 +569,11 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _BLOCK_NODES:
-            has_try = True
+            has_blocks = True
+        elif kind is ast.Yield or kind is ast.YieldFrom:
+            yields = True
         stack.extend(ast.iter_child_nodes(node))
-    return has_try
+    return has_blocks, yields
 
 
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
@@ -595,7 +598,7 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
         own = _own_nodes(fn)
         todo.extend((sub, outer_params | params) for sub in own if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        blocks = [b for n in own if (b := _skip_block(n, outer_params, params, own, info)) is not None]
+        blocks = [b for n in own if (b := _skip_block(n, params, own, info)) is not None]
         if not blocks:
             continue
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
@@ -603,19 +606,23 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
                 frame.nested.append((first, sub.end_lineno or sub.lineno))
-            elif isinstance(sub, (*_COMPREHENSIONS, ast.GeneratorExp)):
-                comp = Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
-                                     sub.end_col_offset or 0, _references_module(info, sub),
-                                     _steps_unsupported_iterator(info, sub))
-                (frame.genexprs if isinstance(sub, ast.GeneratorExp) else frame.comprehensions).append(comp)
-            elif isinstance(sub, ast.Call) and (ref := call_ref(sub)) is not None:
-                frame.calls.append((sub.lineno, ref))
+            elif isinstance(sub, ast.GeneratorExp):
+                frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
+                                                    sub.end_col_offset or 0, False))
+            elif isinstance(sub, _COMPREHENSIONS) and _steps_unsupported_iterator(info, sub):
+                frame.comprehensions.append(Comprehension(
+                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0,
+                    _references_module(info, sub)))
+            elif isinstance(sub, ast.Call):
+                if (ref := call_ref(sub)) is not None:
+                    frame.calls.append((sub.lineno, ref))
+                if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
+                    frame.param_lines.append(sub.lineno)
         frames.append(frame)
     return frames
 
 
-def _skip_block(node: ast.AST, outer_params: frozenset[str], params: set[str], own: list[ast.AST],
-                info: ModuleInfo) -> SkipBlock | None:
+def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: ModuleInfo) -> SkipBlock | None:
     """The SkipBlock of a try/for/while/with statement (its body only: a `for`'s iterable and a
     loop's `else` are outside the loop's back edge), else None."""
     if isinstance(node, _TRY_NODES):
@@ -625,8 +632,8 @@ def _skip_block(node: ast.AST, outer_params: frozenset[str], params: set[str], o
     elif isinstance(node, (ast.With, ast.AsyncWith)):
         called = [item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)]
         names = [n for n in (ast_dotted(c.func) for c in called) if n]
-        if not names:
-            return None
+        if not names or info.qualify(names[0]).startswith(("torch.", "contextlib.nullcontext")):
+            return None  # torch's own context managers resume
         kind, ctx = "with", names[0]
     else:
         return None
@@ -634,13 +641,6 @@ def _skip_block(node: ast.AST, outer_params: frozenset[str], params: set[str], o
     if not body:
         return None
     block = SkipBlock(kind, node.lineno, body[0].lineno, max(s.end_lineno or s.lineno for s in body), ctx=ctx)
-    for sub in (n for stmt in body for n in _walk_own(stmt)):
-        if isinstance(sub, ast.Call):
-            ref = call_ref(sub)
-            if ref is not None:
-                block.calls.append((sub.lineno, ref))
-            if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
-                block.param_lines.append(sub.lineno)
     if isinstance(node, (ast.For, ast.AsyncFor)):
         block.loop_over = _loop_over_self(node)
     if kind == "try":
