@@ -492,3 +492,71 @@ def test_dynamo_confirms_the_encoder_loop_skip(tmp_path):
     write_files(tmp_path, {"encoder.py": ENCODER})
     findings = cli_findings(tmp_path, "encoder.py", "--no-cache", "--backend", "eager")
     assert break_statuses(findings) == {(*p, "confirmed") for p in ENCODER_BREAKS}
+
+
+# Generators: `chunks` breaks while the loop in `accumulate` iterates it (its body runs at each
+# step of the loop, so the break is in the loop and `accumulate` is skipped, though the call is in
+# the loop's header). The eager rest then starts two generator frames that Dynamo refuses (GB0003,
+# reported at their `def`): `halves`, iterated, and `tagged`, a `contextmanager` entered. `chunks`,
+# whose own loop broke while Dynamo inlined it, is not reported again (measured on 2.13).
+GENERATORS = """\
+    import contextlib
+
+    import torch
+
+
+    def chunks(x):
+        for i in range(2):
+            yield x * int(x.max())
+
+
+    def halves(x):
+        for i in range(2):
+            yield x / 2
+
+
+    @contextlib.contextmanager
+    def tagged():
+        yield
+
+
+    def gate(x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+    def accumulate(x: torch.Tensor):
+        x = x * 2
+        total = torch.zeros_like(x)
+        for v in chunks(x):
+            total = total + v
+        print("accumulated")
+        for h in halves(total):
+            total = total + h
+        with tagged():
+            total = total + 1
+        return gate(total)
+
+
+    def breakscan_examples():
+        yield accumulate, (torch.randn(2, 4),)
+"""
+GENERATOR_BREAKS = {("BRK104", "gens.py", 8), ("BRK407", "gens.py", 11), ("BRK407", "gens.py", 17),
+                    ("BRK101", "gens.py", 22)}
+
+
+def test_generator_frames_started_by_a_skipped_function(tmp_path):
+    write_files(tmp_path, {"gens.py": GENERATORS})
+    findings = cli_findings(tmp_path, "gens.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == GENERATOR_BREAKS  # not the print on line 32
+    halves = next(f for f in findings if f["line"] == 11)
+    assert halves["chain"] == ["accumulate", "halves"] and halves["code"] == "def halves(x):"
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_generator_frames(tmp_path):
+    write_files(tmp_path, {"gens.py": GENERATORS})
+    findings = cli_findings(tmp_path, "gens.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in GENERATOR_BREAKS}

@@ -181,11 +181,15 @@ class SkippedFrames:
         lines = [line for _, line in sites]
         variable, attr = block.loop_over
         for line, call in frame.calls:
-            if not block.body_first <= line <= block.body_last:
+            # A generator function called in a `for`'s header runs its body at each step of the loop.
+            header = block.kind == "loop" and block.line <= line < block.body_first
+            if not (header or block.body_first <= line <= block.body_last):
                 continue
             below: set[Site] = set()
             callees = self._layers(region, attr) if call.kind == "name" and call.name == variable and variable \
                 else self._callees(region, [call])
+            if header:
+                callees = [c for c in callees if c.function.is_generator]
             for callee in callees:
                 below |= self.breaks_below(callee)
             if below:
@@ -216,8 +220,7 @@ class SkippedFrames:
         line = min(f[0] for f in found)
         # The outermost block holding the first break decides: a loop in a try resumes before
         # the try, a try in a loop skips the whole frame.
-        _, block, sites = min((f for f in found if f[1].body_first <= line <= f[1].body_last),
-                              key=lambda f: f[1].line)
+        _, block, sites = min((f for f in found if _holds(f[1], line)), key=lambda f: f[1].line)
         path = str(region.module.path)
         earlier = [n for p, n in self._direct.get(region.key, ()) if p == path and frame.def_line <= n < block.line
                    and not _inside(n, frame.nested)]
@@ -288,11 +291,14 @@ class SkippedFrames:
 
     def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
         """Project generator functions the eager code of `frame` calls (from `eager_from` on):
-        each starts a generator frame, which Dynamo refuses (GB0003, at its `def`)."""
+        each starts a generator frame, which Dynamo refuses (GB0003, at its `def`). Not one with
+        a predicted break of its own: measured on 2.13, a generator whose loop broke while Dynamo
+        inlined it is not reported again when the eager code runs it."""
         out: list[Region] = []
         for line, call in frame.calls:
             if line >= eager_from and not _inside(line, frame.nested):
-                out += [r for r in self._callees(region, [call]) if r.function.is_generator and r not in out]
+                out += [r for r in self._callees(region, [call])
+                        if r.function.is_generator and r not in out and not self._direct.get(r.key)]
         return out
 
     def _finding(self, rule: Rule, region: Region, found: Skip, causes: list[Site], comp: Comprehension,
@@ -327,6 +333,11 @@ def _def_span(fn: FunctionInfo, lines: list[str]) -> Comprehension:
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return Comprehension(line, len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8")), line,
                          len(text.rstrip().encode("utf-8")), False)
+
+
+def _holds(block: SkipBlock, line: int) -> bool:
+    """Whether `line` is in `block`'s body (or, for a loop, its header: a generator iterated there)."""
+    return (block.line if block.kind == "loop" else block.body_first) <= line <= block.body_last
 
 
 def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
