@@ -666,7 +666,10 @@ def _own_nodes(fn: ast.AST) -> list[ast.AST]:
     """Nodes of a def's body, not descending into nested defs or lambdas (those are listed)."""
     out: list[ast.AST] = []
     for stmt in fn.body:  # type: ignore[attr-defined]
-        out.extend(_walk_own(stmt))
+        if isinstance(stmt, _DEFS):  # a nested def statement: listed, its body is its own frame's
+            out.append(stmt)
+        else:
+            out.extend(_walk_own(stmt))
     return out
 
 
