@@ -560,3 +560,39 @@ def test_dynamo_confirms_the_generator_frames(tmp_path):
     write_files(tmp_path, {"gens.py": GENERATORS})
     findings = cli_findings(tmp_path, "gens.py", "--no-cache", "--backend", "eager")
     assert break_statuses(findings) == {(*p, "confirmed") for p in GENERATOR_BREAKS}
+
+
+@needs_comprehension_frames
+def test_a_decorator_factory_wrapper_is_flagged_once(tmp_path):
+    # transformers' `capture_outputs(func=None, *, tie=True)`: the wrapper sits two defs deep, and
+    # each def is its own frame (the comprehension was flagged once per enclosing def).
+    code = """
+    import functools
+    import torch
+    from torch import nn
+
+    KEYS = ["hidden", "attn"]
+
+
+    def capture(func=None, *, tie=True):
+        def wrapped_fn(func):
+            @functools.wraps(func)
+            def wrapper(self, *args, **kwargs):
+                flags = {k: kwargs.get(k, self.training) for k in KEYS}  # line 13
+                try:
+                    out = func(self, *args, **kwargs)
+                finally:
+                    flags.clear()
+                return out
+            return wrapper
+        return wrapped_fn(func) if func is not None else wrapped_fn
+
+
+    class Breaks(nn.Module):
+        @capture
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * int(x.max())  # line 26
+    """
+    findings = _scan(tmp_path, code)
+    assert _lines(findings, "BRK104") == [26]
+    assert _lines(findings) == [13]
