@@ -596,3 +596,32 @@ def test_a_decorator_factory_wrapper_is_flagged_once(tmp_path):
     findings = _scan(tmp_path, code)
     assert _lines(findings, "BRK104") == [26]
     assert _lines(findings) == [13]
+
+
+def test_under_fullgraph_nothing_runs_eagerly_to_start_frames(tmp_path):
+    # fullgraph=True raises at the first graph break: no eager rest, no generator frame.
+    code = """
+    import torch
+    from torch import nn
+
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.names = ["a", "b"]
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for name in self.names:
+                if x.sum() > 0:
+                    x = x * 2
+            return x + any(n == "a" for n in self.names)
+
+
+    fast = torch.compile(Tagger(){options})
+    """
+    write_files(tmp_path, {"tag.py": code.format(options="")})
+    assert located(cli_findings(tmp_path, "tag.py", "--no-dynamic", "--no-cache", "--regions", "explicit")) == {
+        ("BRK101", "tag.py", 13), ("BRK407", "tag.py", 15)}
+    write_files(tmp_path, {"tag.py": code.format(options=", fullgraph=True")})
+    assert located(cli_findings(tmp_path, "tag.py", "--no-dynamic", "--no-cache", "--regions", "explicit")) == {
+        ("BRK101", "tag.py", 13)}

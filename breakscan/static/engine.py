@@ -645,7 +645,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     # Cross-file, after every file's checks (so never cached per file): frames Dynamo skips after
     # a break it cannot resume from run eagerly; drop their later predictions, flag what they start.
     skip_rules = [r for r in rules if r.match.get("check") in frames.CHECKS]
-    result.findings, started = frames.SkippedFrames(finder, result.findings).apply(result.findings, skip_rules)
+    result.findings, started = frames.SkippedFrames(finder, result.findings, settings).apply(result.findings, skip_rules)
     for f in started:
         (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)

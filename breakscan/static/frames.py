@@ -80,8 +80,11 @@ class SkippedFrames:
     them; the other rules' findings of this scan are the causes (their predicted graph breaks).
     """
 
-    def __init__(self, finder: RegionFinder, findings: list[Finding]) -> None:
-        """`finder` has computed the regions (RegionFinder.compute); `findings` are the scan's."""
+    def __init__(self, finder: RegionFinder, findings: list[Finding], settings: dict | None = None) -> None:
+        """`finder` has computed the regions (RegionFinder.compute); `findings` are the scan's;
+        `settings` the Dynamo settings of each region (breakscan.static.dynamo_settings): under
+        `fullgraph=True` the first break raises instead, so nothing runs eagerly to start frames."""
+        self.settings = settings or {}
         self.finder = finder
         self.index = finder.index
         self.regions = regions = finder.regions
@@ -261,6 +264,8 @@ class SkippedFrames:
         lines_cache: dict[str, list[str]] = {}
         flagged: set[RegionKey] = set()  # generator functions already flagged (one frame each)
         for region, frame, found in skips:
+            if getattr(self.settings.get(region.key), "fullgraph", False):
+                continue
             path = str(region.module.path)
             comps = [c for c in frame.comprehensions if c.references_module
                      and c.line >= found.eager_from and not _inside(c.line, frame.nested)]
