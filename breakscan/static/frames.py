@@ -262,7 +262,7 @@ class SkippedFrames:
             by_check[rule.match.get("check", "")].append(rule)
         new: list[Finding] = []
         lines_cache: dict[str, list[str]] = {}
-        flagged: set[RegionKey] = set()  # generator functions already flagged (one frame each)
+        flagged: set[RegionKey] = set()
         for region, frame, found in skips:
             if getattr(self.settings.get(region.key), "fullgraph", False):
                 continue
@@ -274,24 +274,20 @@ class SkippedFrames:
             if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
                 continue
             causes = sorted(found.causes - dropped)
-            lines = lines_cache.get(path)
-            if lines is None:
-                lines = lines_cache[path] = _source_lines(path)
+            lines = lines_cache[path] if path in lines_cache else lines_cache.setdefault(path, _source_lines(path))
             for check, items in ((CHECK, comps), (GENERATOR_CHECK, gens)):
                 for comp in items:
                     for rule in by_check[check]:
                         new.append(self._finding(rule, region, found, causes, comp, lines))
             for gen in started:
-                if gen.key in flagged:
-                    continue
-                flagged.add(gen.key)
-                gen_path = str(gen.module.path)
-                gen_lines = lines_cache.get(gen_path)
-                if gen_lines is None:
-                    gen_lines = lines_cache[gen_path] = _source_lines(gen_path)
-                for rule in by_check[GENERATOR_CHECK]:
-                    new.append(self._finding(rule, region, found, causes, _def_span(gen.function, gen_lines),
-                                             gen_lines, at=gen))
+                if gen.key not in flagged:  # one generator frame, flagged once
+                    flagged.add(gen.key)
+                    gen_path = str(gen.module.path)
+                    gen_lines = lines_cache[gen_path] if gen_path in lines_cache \
+                        else lines_cache.setdefault(gen_path, _source_lines(gen_path))
+                    span = _def_span(gen.function, gen_lines)
+                    new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
+                            for rule in by_check[GENERATOR_CHECK]]
         return kept, new
 
     def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
