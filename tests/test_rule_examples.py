@@ -122,6 +122,9 @@ _BREAK_LOGGERS = (
     "torch._dynamo.exc.__graph_breaks",
 )
 _RECOMPILE_LOGGERS = ("torch._dynamo.guards.__recompiles",)
+# A frame Dynamo refuses before tracing it (a generator frame: "Attempt to trace generator") is
+# reported only as convert_frame's "WON'T CONVERT" record (INFO), as the dynamic pass reads it.
+_WONT_CONVERT_LOGGER = "torch._dynamo.convert_frame"
 _AT = re.compile(r"[Gg]raph [Bb]reak.*? in user code at (.+):(\d+)")
 _GB_LINK = re.compile(r"/gb/gb(\d{4})\.html")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
@@ -192,6 +195,10 @@ def _observe(code: str, path: Path, device: str) -> Observed:
             lg.removeHandler(h)
         lg.addHandler(grab)
         lg.propagate = False
+    wont = logging.getLogger(_WONT_CONVERT_LOGGER)
+    saved_level = wont.level
+    wont.setLevel(logging.INFO)
+    wont.addHandler(grab)
     compiled: dict[int, tuple[object, object]] = {}
     try:
         gen = mod.breakscan_examples
@@ -211,10 +218,21 @@ def _observe(code: str, path: Path, device: str) -> Observed:
             for h in handlers:
                 lg.addHandler(h)
             lg.propagate = propagate
+        wont.removeHandler(grab)
+        wont.setLevel(saved_level)
         torch._logging.set_logs()
     out = Observed()
     me = str(path)
     for lname, msg in grab.records:
+        if lname == _WONT_CONVERT_LOGGER:
+            from breakscan.dynamic.parse import parse_wont_convert
+
+            ev = parse_wont_convert(msg)
+            if ev and ev["path"] == me:
+                out.messages.append(msg)
+                out.breaks.append((ev["line"], ev["gb_id"] or gb_id_for_type(ev["gb_type"]) or None))
+                out.fallback = True
+            continue
         out.messages.append(msg)
         frames = [(p, int(n)) for p, n in _FRAME.findall(msg)]
         mine = [n for p, n in frames if p == me]

@@ -18,6 +18,7 @@ from breakscan.catalog import load_catalog
 from breakscan.findings import Finding, Kind, Status
 from breakscan.merge import merge
 from breakscan.static.engine import scan_files
+from tests.conftest import break_statuses, cli_findings, located, requires_torch, write_files
 
 CATALOG = load_catalog()
 RULE = CATALOG["BRK406"]
@@ -215,3 +216,412 @@ def test_break_in_a_module_function_called_in_the_try(tmp_path):
     assert _lines(findings, "BRK104") == [7]
     [finding] = [f for f in findings if f.rule_id == "BRK406"]
     assert finding.line == 16 and finding.extra["requires"] == [f"{tmp_path / 'mod.py'}:7"]
+
+
+# --- Frames skipped after a break under a try, in a loop, or under a project context manager ---
+# A user's package with relative imports and unannotated helpers. Measured on torch 2.13 /
+# Python 3.11: Dynamo runs the rest of each skipped `forward` eagerly, so the prints after the
+# blocks do not break; the helpers called there are frames of their own and still break; the
+# comprehension (3.11), the generator expressions and the `contextmanager` generator started by
+# the eager code fall back; torch's own `no_grad` resumes, so the print after it breaks.
+PACKAGE = {
+    "net/__init__.py": "",
+    "net/ops.py": """\
+        import torch
+
+
+        def route(x):
+            return x * int(x.max())
+
+
+        def gate(x):
+            if x.sum() > 0:
+                return x + 1
+            return x - 1
+    """,
+    "net/blocks.py": """\
+        import contextlib
+
+        import torch
+        from torch import nn
+
+        from .ops import gate, route
+
+
+        class Counter:
+            def __enter__(self):
+                return self
+
+            def __exit__(self, *exc):
+                return False
+
+
+        @contextlib.contextmanager
+        def tagged(name):
+            yield name
+
+
+        class TryBlock(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(4, 4)
+                self.names = ["a", "b"]
+
+            def forward(self, x):
+                try:
+                    y = route(x)
+                finally:
+                    pass
+                z = gate(x)
+                outs = [self.proj(y) for _ in self.names]
+                total = sum(o.sum() for o in outs)
+                print("after the try")
+                return z + total
+
+
+        class LoopBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                for _ in range(2):
+                    y = route(y)
+                wide = any(n > 3 for n in y.shape)
+                print("after the loop")
+                return gate(x) + wide
+
+
+        class WithBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with Counter():
+                    y = y * int(y.max())
+                print("after the with")
+                return gate(x) + y
+
+
+        class TaggedBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with tagged("t"):
+                    y = route(y)
+                print("after the tagged block")
+                return y
+
+
+        class GradBlock(nn.Module):
+            def forward(self, x):
+                y = x * 2
+                with torch.no_grad():
+                    y = y * int(y.max())
+                print("resumed after no_grad")
+                return y
+    """,
+    "net/run.py": """\
+        import torch
+
+        from .blocks import GradBlock, LoopBlock, TaggedBlock, TryBlock, WithBlock
+
+
+        def breakscan_examples():
+            x = torch.randn(2, 4)
+            yield TryBlock(), (x,)
+            yield LoopBlock(), (x,)
+            yield WithBlock(), (x,)
+            yield TaggedBlock(), (x,)
+            yield GradBlock(), (x,)
+    """,
+}
+PACKAGE_BREAKS = {
+    ("BRK104", "ops.py", 5),  # route: under the try, in the loop, under tagged(): each skips its caller
+    ("BRK101", "ops.py", 9),  # gate, called by the eager code: a frame of its own, traced from its start
+    ("BRK406", "blocks.py", 34),  # [self.proj(y) for _ in self.names] after the try (Python <= 3.11)
+    ("BRK407", "blocks.py", 35),  # sum(o.sum() for o in outs): a generator frame
+    ("BRK407", "blocks.py", 45),  # any(n > 3 for n in y.shape) after the loop
+    ("BRK407", "blocks.py", 18),  # `def tagged`: the contextmanager's generator, started eagerly
+    ("BRK104", "blocks.py", 54),  # under Counter(): the whole forward is skipped
+    ("BRK104", "blocks.py", 72),  # under no_grad: Dynamo resumes after it...
+    ("BRK201", "blocks.py", 73),  # ...so this print breaks; the prints after the other blocks do not
+}
+if sys.version_info >= (3, 12):  # comprehensions are inlined (PEP 709)
+    PACKAGE_BREAKS = PACKAGE_BREAKS - {("BRK406", "blocks.py", 34)}
+
+
+def test_prints_after_a_skipping_block_are_not_predicted(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    assert located(cli_findings(tmp_path, "net", "--no-dynamic", "--no-cache")) == PACKAGE_BREAKS
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_breaks_exactly_where_the_skipped_frames_predict(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    findings = cli_findings(tmp_path, "net", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in PACKAGE_BREAKS}
+    tagged = next(f for f in findings if f["rule_id"] == "BRK407" and f["line"] == 18)
+    assert tagged["extra"]["skip_block"] == "with"
+    assert tagged["chain"] == ["TaggedBlock.forward", "tagged"]
+
+
+# A training script: an inlined callee's loop break skips only the callee (its caller resumes
+# after the call), a break in a `for` loop's iterable resumes, a break in a `while` body through a
+# call skips the rest of the (resumed) frame, where a dict comprehension then breaks.
+SCRIPT = """\
+    import torch
+    from torch import nn
+
+
+    def score(x):
+        return x * int(x.max())
+
+
+    def clip(x):
+        if x.sum() > 0:
+            return x.clamp(max=1.0)
+        return x
+
+
+    def looper(x):
+        y = x * 2
+        for _ in range(2):
+            if y.sum() > 0:
+                y = y + 1
+        print("looper done")
+        return y
+
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.keys = ["a", "b"]
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x):
+            y = self.lin(looper(x))
+            print("head resumed")
+            for t in [y, score(y)]:
+                y = y + t
+            print("after the header")
+            i = 0
+            while i < 2:
+                z = score(y)
+                i += 1
+            feats = {k: self.lin(y) for k in self.keys}
+            print("done")
+            return clip(x) + feats["a"] + z
+
+
+    def breakscan_examples():
+        yield Head(), (torch.randn(2, 4),)
+"""
+SCRIPT_BREAKS = {
+    ("BRK104", "train.py", 6), ("BRK101", "train.py", 10), ("BRK101", "train.py", 18),
+    ("BRK201", "train.py", 32), ("BRK201", "train.py", 35), ("BRK406", "train.py", 40),
+}
+if sys.version_info >= (3, 12):
+    SCRIPT_BREAKS = SCRIPT_BREAKS - {("BRK406", "train.py", 40)}
+
+
+def test_loop_skips_follow_the_frame_that_holds_the_loop(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    findings = cli_findings(tmp_path, "train.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == SCRIPT_BREAKS  # not the prints on lines 20 and 41
+    if sys.version_info < (3, 12):
+        feats = next(f for f in findings if f["rule_id"] == "BRK406")
+        assert feats["extra"]["skip_block"] == "loop" and feats["extra"]["try_line"] == 37
+        assert "the loop at line 37" in feats["message"] or "line 37" in feats["message"]
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_loop_skips(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    findings = cli_findings(tmp_path, "train.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in SCRIPT_BREAKS}
+
+
+# transformers' encoder loop: a break in a layer (inlined from `layer(hidden)`, an element of a
+# ModuleList) skips the encoder's whole `forward`; the layer still breaks in its own frame, the
+# print after the loop does not, and the classic `return tuple(v for v in [...] if v is not None)`
+# falls back as a generator frame.
+ENCODER = """\
+    import torch
+    from torch import nn
+
+
+    class Layer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, hidden):
+            if hidden.sum() > 0:
+                hidden = hidden * 2
+            return self.lin(hidden)
+
+
+    class Encoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.layers = nn.ModuleList([Layer() for _ in range(2)])
+
+        def forward(self, hidden, output_hidden_states=True):
+            all_hidden = ()
+            for i, layer in enumerate(self.layers):
+                all_hidden = all_hidden + (hidden,)
+                hidden = layer(hidden)
+            print("encoded")
+            return tuple(v for v in [hidden, all_hidden] if v is not None)
+
+
+    def breakscan_examples():
+        yield Encoder(), (torch.randn(2, 4),)
+"""
+ENCODER_BREAKS = {("BRK101", "encoder.py", 11), ("BRK407", "encoder.py", 27)}
+
+
+def test_a_break_in_a_layer_of_a_module_list_skips_the_encoder_loop(tmp_path):
+    write_files(tmp_path, {"encoder.py": ENCODER})
+    findings = cli_findings(tmp_path, "encoder.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == ENCODER_BREAKS
+    gen = next(f for f in findings if f["rule_id"] == "BRK407")
+    assert gen["extra"]["requires"] == [f"{tmp_path / 'encoder.py'}:11"]
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_encoder_loop_skip(tmp_path):
+    write_files(tmp_path, {"encoder.py": ENCODER})
+    findings = cli_findings(tmp_path, "encoder.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in ENCODER_BREAKS}
+
+
+# Generators: `chunks` breaks while the loop in `accumulate` iterates it (its body runs at each
+# step of the loop, so the break is in the loop and `accumulate` is skipped, though the call is in
+# the loop's header). The eager rest then starts two generator frames that Dynamo refuses (GB0003,
+# reported at their `def`): `halves`, iterated, and `tagged`, a `contextmanager` entered. `chunks`,
+# whose own loop broke while Dynamo inlined it, is not reported again (measured on 2.13).
+GENERATORS = """\
+    import contextlib
+
+    import torch
+
+
+    def chunks(x):
+        for i in range(2):
+            yield x * int(x.max())
+
+
+    def halves(x):
+        for i in range(2):
+            yield x / 2
+
+
+    @contextlib.contextmanager
+    def tagged():
+        yield
+
+
+    def gate(x):
+        if x.sum() > 0:
+            return x + 1
+        return x - 1
+
+
+    def accumulate(x: torch.Tensor):
+        x = x * 2
+        total = torch.zeros_like(x)
+        for v in chunks(x):
+            total = total + v
+        print("accumulated")
+        for h in halves(total):
+            total = total + h
+        with tagged():
+            total = total + 1
+        return gate(total)
+
+
+    def breakscan_examples():
+        yield accumulate, (torch.randn(2, 4),)
+"""
+GENERATOR_BREAKS = {("BRK104", "gens.py", 8), ("BRK407", "gens.py", 11), ("BRK407", "gens.py", 17),
+                    ("BRK101", "gens.py", 22)}
+
+
+def test_generator_frames_started_by_a_skipped_function(tmp_path):
+    write_files(tmp_path, {"gens.py": GENERATORS})
+    findings = cli_findings(tmp_path, "gens.py", "--no-dynamic", "--no-cache")
+    assert located(findings) == GENERATOR_BREAKS  # not the print on line 32
+    halves = next(f for f in findings if f["line"] == 11)
+    assert halves["chain"] == ["accumulate", "halves"] and halves["code"] == "def halves(x):"
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_the_generator_frames(tmp_path):
+    write_files(tmp_path, {"gens.py": GENERATORS})
+    findings = cli_findings(tmp_path, "gens.py", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in GENERATOR_BREAKS}
+
+
+@needs_comprehension_frames
+def test_a_decorator_factory_wrapper_is_flagged_once(tmp_path):
+    # transformers' `capture_outputs(func=None, *, tie=True)`: the wrapper sits two defs deep, and
+    # each def is its own frame (the comprehension was flagged once per enclosing def).
+    code = """
+    import functools
+    import torch
+    from torch import nn
+
+    KEYS = ["hidden", "attn"]
+
+
+    def capture(func=None, *, tie=True):
+        def wrapped_fn(func):
+            @functools.wraps(func)
+            def wrapper(self, *args, **kwargs):
+                flags = {k: kwargs.get(k, self.training) for k in KEYS}  # line 13
+                try:
+                    out = func(self, *args, **kwargs)
+                finally:
+                    flags.clear()
+                return out
+            return wrapper
+        return wrapped_fn(func) if func is not None else wrapped_fn
+
+
+    class Breaks(nn.Module):
+        @capture
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return x * int(x.max())  # line 26
+    """
+    findings = _scan(tmp_path, code)
+    assert _lines(findings, "BRK104") == [26]
+    assert _lines(findings) == [13]
+
+
+def test_under_fullgraph_nothing_runs_eagerly_to_start_frames(tmp_path):
+    # fullgraph=True raises at the first graph break: no eager rest, no generator frame.
+    code = """
+    import torch
+    from torch import nn
+
+
+    class Tagger(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.names = ["a", "b"]
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            for name in self.names:
+                if x.sum() > 0:
+                    x = x * 2
+            return x + any(n == "a" for n in self.names)
+
+
+    fast = torch.compile(Tagger(){options})
+    """
+    write_files(tmp_path, {"tag.py": code.format(options="")})
+    assert located(cli_findings(tmp_path, "tag.py", "--no-dynamic", "--no-cache", "--regions", "explicit")) == {
+        ("BRK101", "tag.py", 13), ("BRK407", "tag.py", 15)}
+    write_files(tmp_path, {"tag.py": code.format(options=", fullgraph=True")})
+    assert located(cli_findings(tmp_path, "tag.py", "--no-dynamic", "--no-cache", "--regions", "explicit")) == {
+        ("BRK101", "tag.py", 13)}

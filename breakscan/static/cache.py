@@ -14,7 +14,7 @@ of the files it scans, however many files the cache has seen:
 
 Every row records `code_version()`: rows written by other breakscan code are never read.
 Not cached: the compile regions (computed over the whole project index each run) and the
-cross-file BRK406 pass (it follows other files' findings).
+cross-file skipped-frames pass (breakscan.static.frames: it follows other files' findings).
 
 Kept small: each run re-checks a bounded batch of the rows least recently checked against the
 disk and deletes those whose file is gone or changed since (and other code's rows unused for a

@@ -48,7 +48,7 @@ def __getattr__(name: str):
     if name == "IMPLEMENTED_CHECKS":  # named checks: RegionVisitor's, per function, and the cross-file ones
         from breakscan.static.checks import IMPLEMENTED_CHECKS as per_function
 
-        return frozenset(per_function | {frames.CHECK})
+        return frozenset(per_function | set(frames.CHECKS))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 PARSE_ERROR_RULE = "BRK901"
@@ -642,10 +642,12 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
         cache.save()
     result.suppressed = [f for f in result.findings if f.extra.get(SUPPRESSED)]
     result.findings = [f for f in result.findings if not f.extra.get(SUPPRESSED)]
-    skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
-    if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
-        for f in frames.SkippedFrames(finder, result.findings).findings(skip_rules):
-            (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
+    # Cross-file, after every file's checks (so never cached per file): frames Dynamo skips after
+    # a break it cannot resume from run eagerly; drop their later predictions, flag what they start.
+    skip_rules = [r for r in rules if r.match.get("check") in frames.CHECKS]
+    result.findings, started = frames.SkippedFrames(finder, result.findings, settings).apply(result.findings, skip_rules)
+    for f in started:
+        (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)
     result.suppressed.sort(key=Finding.sort_key)
     return result

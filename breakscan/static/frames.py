@@ -1,16 +1,31 @@
-"""Frames Dynamo skips: graph breaks under a try block, and the comprehensions they expose.
+"""Frames Dynamo skips after a graph break it cannot resume from, and the frames they start.
 
-Dynamo cannot resume after a graph break inside a try block (torch/_dynamo/symbolic_convert.py:
-"we will not create continuation functions on graph breaks in try blocks"). It compiles up to
-the last resumable point before the block, or, when the graph is still empty there, skips the
-whole function ("Failed to handle graph break gracefully"), and runs the rest eagerly. Dynamo
-still sees the frames that code creates: on Python <= 3.11 every list, set and dict
-comprehension is a function of its own, called with an iterator, and Dynamo cannot step a
-list, dict, set or str iterator passed in (GB4347, "Missing tp_iternext"). Measured on torch
-2.13 / Python 3.11; Python 3.12 inlines comprehensions (PEP 709).
+Measured on torch 2.13 / Python 3.11 (torch/_dynamo/symbolic_convert.py, and programs run under
+`torch.compile(backend="eager")`). Dynamo resumes after a graph break by compiling the graph so
+far and a continuation function, except in three kinds of block:
+
+- a `try` body: "we will not create continuation functions on graph breaks in try blocks".
+  Dynamo compiles up to the last resumable point before the block ("Compiling up to the
+  previous resumable state, then skipping the rest of the function"), or, when the graph is
+  still empty there, skips the whole frame ("Failed to handle graph break gracefully");
+- a `for`/`while` body: "graph break in loop", the whole frame is skipped (`skip_frame`);
+- the body of a `with` whose context manager Dynamo models as generic (a class of the project
+  with `__enter__`, a `contextlib.contextmanager` function): no resume under it, the whole frame
+  is skipped. Torch's own (`no_grad`, `autocast`, ...) are restored and resumed.
+
+The break through a call counts where the call is written: a callee inlined into the block
+breaks, Dynamo cannot resume its caller there. The rest of the skipped frame then runs eagerly:
+
+- graph breaks predicted on its own later lines do not happen (they are dropped here);
+- every frame that code creates is started by Dynamo on its own, traced from its start:
+  callees and nested defs (their own breaks still happen, predicted where they are written),
+  on Python <= 3.11 list, set and dict comprehensions (Dynamo cannot step a list, dict, set or
+  str iterator passed into one that names `self` or a torch module: GB4347, BRK406), and
+  generator expressions (Dynamo refuses any generator frame: "Attempt to trace generator",
+  GB0003, the frame falls back, BRK407).
 
 This is a cross-file pass over the index and the other rules' findings: it runs after phase B,
-so a break predicted anywhere below a try body, through calls, submodules and the function a
+so a break predicted anywhere below a block, through calls, submodules and the function a
 decorator wraps, counts. Its findings are conditional: `extra["requires"]` lists the predicted
 breaks they follow from (breakscan.merge judges them only where one of those was traced).
 """
@@ -18,6 +33,7 @@ breaks they follow from (breakscan.merge judges them only where one of those was
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 from breakscan.catalog import Rule
@@ -26,29 +42,49 @@ from breakscan.notebook import is_notebook, module_text
 from breakscan.static.index import (
     CallRef,
     Comprehension,
+    DefFrame,
     FunctionInfo,
     ModuleInfo,
-    TryFrame,
+    SkipBlock,
 )
 from breakscan.static.regions import Region, RegionFinder, RegionKey
 from breakscan.static import unsaved
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
-CHECK = "try-skipped-comprehension"
+CHECK = "try-skipped-comprehension"  # BRK406
+GENERATOR_CHECK = "skipped-frame-generator"  # BRK407
+CHECKS = (CHECK, GENERATOR_CHECK)
 BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
+CONTEXT_MANAGER_DECORATORS = {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 
 Site = tuple[str, int]  # (path, line) of a predicted break
 
 
+@dataclass(frozen=True)
+class Skip:
+    """Where Dynamo gives up on a def's frame: the predicted break at `line` (in the def's own
+    code: a break, or a call that breaks below) inside `block`; code from `eager_from` on runs
+    eagerly; `causes` are the predicted break sites it follows from."""
+
+    block: SkipBlock
+    line: int
+    eager_from: int
+    causes: frozenset[Site]
+
+
 class SkippedFrames:
-    """Finds comprehensions that break because a graph break under a try block skips their frame.
+    """Finds the frames Dynamo skips after a graph break it cannot resume from (see the module
+    docstring), drops the predictions on their eager lines and flags the frames they start.
 
     The compile regions and their call resolution come from the RegionFinder that computed
     them; the other rules' findings of this scan are the causes (their predicted graph breaks).
     """
 
-    def __init__(self, finder: RegionFinder, findings: list[Finding]) -> None:
-        """`finder` has computed the regions (RegionFinder.compute); `findings` are the scan's."""
+    def __init__(self, finder: RegionFinder, findings: list[Finding], settings: dict | None = None) -> None:
+        """`finder` has computed the regions (RegionFinder.compute); `findings` are the scan's;
+        `settings` the Dynamo settings of each region (breakscan.static.dynamo_settings): under
+        `fullgraph=True` the first break raises instead, so nothing runs eagerly to start frames."""
+        self.settings = settings or {}
         self.finder = finder
         self.index = finder.index
         self.regions = regions = finder.regions
@@ -111,6 +147,15 @@ class SkippedFrames:
             out.extend(found)
         return out
 
+    def _layers(self, region: Region, attr: str) -> list[Region]:
+        """What calling an element of `self.<attr>` (a ModuleList built in `__init__`) runs."""
+        cls = region.dispatch or region.cls
+        if cls is None:
+            return []
+        _, _, subs = self.index.class_attr_kinds(cls.qualname)
+        found = [t for q in subs.get(attr, ()) if (t := self.finder.instance_call(q)) is not None]
+        return [r for mod, _, fn in found if (r := self._region(mod, fn)) is not None]
+
     def _wrapped_by(self, decorator: str) -> list[Region]:
         """Region functions decorated with `decorator` (a qualified name)."""
         if self._decorated is None:
@@ -120,66 +165,200 @@ class SkippedFrames:
                     self._decorated[d].append(region)
         return self._decorated.get(decorator, [])
 
-    # the findings ---------------------------------------------------------------------------------
-    def causes(self, region: Region, frame: TryFrame) -> frozenset[Site]:
-        """Predicted breaks the try body of `frame` (inside `region`'s function) reaches."""
-        path = str(region.module.path)
-        sites = {s for s in self._direct.get(region.key, ())
-                 if s[0] == path and frame.body_first <= s[1] <= frame.body_last}
-        for callee in self._callees(region, frame.try_calls):
-            sites |= self.breaks_below(callee)
-        if frame.calls_param:  # a decorator's wrapper calling the function it wraps
-            owner = f"{region.module.name}.{region.function.qualname}"
-            for wrapped in self._wrapped_by(owner):
-                sites |= self.breaks_below(wrapped)
-        return frozenset(sites)
+    def _generic_context(self, module: ModuleInfo, ctx: str) -> bool:
+        """Whether `with ctx(...)` enters a context manager Dynamo cannot resume under: a project
+        class with `__enter__`, or a project `contextlib.contextmanager` function. Anything else
+        (torch's own, a library's) is left alone: unknown is not a skip."""
+        qual = module.qualify(ctx)
+        if self.index.lookup_class(qual) is not None:
+            return self.index.method(qual, "__enter__") is not None
+        found = self.index.lookup_function(qual)
+        return found is not None and bool(CONTEXT_MANAGER_DECORATORS & set(found[1].decorators))
 
-    def findings(self, rules: list[Rule]) -> list[Finding]:
-        """One finding per rule (those with the CHECK check, already filtered for this Python by
-        breakscan.scan.active_rules) and per comprehension that breaks."""
-        out: list[Finding] = []
-        lines_cache: dict[str, list[str]] = {}
-        for region in self.regions.values():
-            if region.function.occurrence or not region.function.try_frames:
+    def _block_sites(self, region: Region, frame: DefFrame, block: SkipBlock) -> tuple[list[int], set[Site]]:
+        """The lines of `frame`'s own code inside `block` where a predicted break happens (the
+        break itself, or a call whose callee breaks below), and the break sites behind them."""
+        path = str(region.module.path)
+        sites = {s for s in self._direct.get(region.key, ()) if s[0] == path
+                 and block.body_first <= s[1] <= block.body_last and not _inside(s[1], frame.nested)}
+        lines = [line for _, line in sites]
+        variable, attr = block.loop_over
+        for line, call in frame.calls:
+            # A generator function called in a `for`'s header runs its body at each step of the loop.
+            header = block.kind == "loop" and block.line <= line < block.body_first
+            if not (header or block.body_first <= line <= block.body_last):
                 continue
-            for frame in region.function.try_frames:
-                comps = [c for c in frame.comprehensions
-                         if c.references_module and (not c.before_try or not frame.ops_before)]
-                if not comps:
-                    continue
-                causes = self.causes(region, frame)
-                if not causes:
-                    continue
-                path = str(region.module.path)
-                requires = sorted(f"{p}:{n}" for p, n in causes)
-                nearest = min(causes, key=lambda s: (s[0] != path, s[1]))
-                where = f"{_short(nearest[0])}:{nearest[1]}"
-                if len(causes) > 1:
-                    where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
-                lines = lines_cache.get(path)
-                if lines is None:
-                    try:
-                        text = module_text(path) if is_notebook(path) else unsaved.read_bytes(path).decode("utf-8")
-                        lines = lines_cache[path] = source_lines(text or "")
-                    except (OSError, UnicodeDecodeError):
-                        lines = lines_cache[path] = []
-                for comp in comps:
-                    column, end_column, code = _place(lines, comp)
-                    code = " ".join(code.split())
-                    short = code if len(code) <= 60 else code[:57] + "..."
-                    for rule in rules:
-                        suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
-                        out.append(Finding(
-                            rule_id=rule.id, kind=rule.kind, path=path, line=comp.line, column=column,
-                            end_line=comp.end_line, end_column=end_column,
-                            message=rule.message.replace("{code}", short).replace("{cause}", where)
-                            .replace("{line}", str(frame.try_line)),
-                            severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-                            chain=region.chain, code=short,
-                            extra={"requires": requires, "try_line": frame.try_line,
-                                   **({SUPPRESSED: True} if suppressed else {})},
-                        ))
+            below: set[Site] = set()
+            callees = self._layers(region, attr) if call.kind == "name" and call.name == variable and variable \
+                else self._callees(region, [call])
+            if header:
+                callees = [c for c in callees if c.function.is_generator]
+            for callee in callees:
+                below |= self.breaks_below(callee)
+            if below:
+                lines.append(line)
+                sites |= below
+        param_lines = [n for n in frame.param_lines if block.body_first <= n <= block.body_last]
+        if param_lines:  # a decorator's wrapper calling the function it wraps
+            owner = f"{region.module.name}.{region.function.qualname}"
+            below = set()
+            for wrapped in self._wrapped_by(owner):
+                below |= self.breaks_below(wrapped)
+            if below:
+                lines.extend(param_lines)
+                sites |= below
+        return lines, sites
+
+    def skip(self, region: Region, frame: DefFrame) -> Skip | None:
+        """Where Dynamo gives up on `frame` (a def in `region`'s function), or None."""
+        found: list[tuple[int, SkipBlock, set[Site]]] = []
+        for block in frame.blocks:
+            if block.kind == "with" and not self._generic_context(region.module, block.ctx):
+                continue
+            lines, sites = self._block_sites(region, frame, block)
+            if lines:
+                found.append((min(lines), block, sites))
+        if not found:
+            return None
+        line = min(f[0] for f in found)
+        # The outermost block holding the first break decides: a loop in a try resumes before
+        # the try, a try in a loop skips the whole frame.
+        _, block, sites = min((f for f in found if _holds(f[1], line)), key=lambda f: f[1].line)
+        path = str(region.module.path)
+        earlier = [n for p, n in self._direct.get(region.key, ()) if p == path and frame.def_line <= n < block.line
+                   and not _inside(n, frame.nested)]
+        if block.kind == "try" and block.ops_before:
+            eager_from = block.line  # compiled up to the last resumable point before the try
+        else:  # the whole frame, or the continuation after the last break before the block
+            eager_from = max(earlier) + 1 if earlier else frame.def_line
+        return Skip(block, line, eager_from, frozenset(sites))
+
+    def skips(self) -> list[tuple[Region, DefFrame, Skip]]:
+        """Every def frame of the regions that Dynamo gives up on, with where."""
+        out = []
+        for region in self.regions.values():
+            if region.function.occurrence:
+                continue
+            for frame in region.function.frames:
+                found = self.skip(region, frame)
+                if found is not None:
+                    out.append((region, frame, found))
         return out
+
+    # the findings ---------------------------------------------------------------------------------
+    def apply(self, findings: list[Finding], rules: list[Rule]) -> tuple[list[Finding], list[Finding]]:
+        """`findings` without the predicted graph breaks on lines a skipped frame runs eagerly,
+        and the new findings of `rules` (BRK406 / BRK407, already filtered for this Python by
+        breakscan.scan.active_rules) for the frames the eager code starts."""
+        skips = self.skips()
+        eager: dict[str, list[tuple[int, int, list[tuple[int, int]]]]] = defaultdict(list)
+        for region, frame, found in skips:
+            eager[str(region.module.path)].append((found.line, frame.def_end, frame.nested))
+        kept = [f for f in findings if not _runs_eagerly(f, eager.get(f.path, ()))]
+        dropped = {(f.path, f.line) for f in findings if f.status is Status.PREDICTED} \
+            - {(f.path, f.line) for f in kept}
+        by_check: dict[str, list[Rule]] = defaultdict(list)
+        for rule in rules:
+            by_check[rule.match.get("check", "")].append(rule)
+        new: list[Finding] = []
+        lines_cache: dict[str, list[str]] = {}
+        flagged: set[RegionKey] = set()
+        for region, frame, found in skips:
+            if getattr(self.settings.get(region.key), "fullgraph", False):
+                continue
+            path = str(region.module.path)
+            comps = [c for c in frame.comprehensions if c.references_module
+                     and c.line >= found.eager_from and not _inside(c.line, frame.nested)]
+            gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _inside(g.line, frame.nested)]
+            started = self._generators_called(region, frame, found.eager_from)
+            if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
+                continue
+            causes = sorted(found.causes - dropped)
+            lines = lines_cache[path] if path in lines_cache else lines_cache.setdefault(path, _source_lines(path))
+            for check, items in ((CHECK, comps), (GENERATOR_CHECK, gens)):
+                for comp in items:
+                    for rule in by_check[check]:
+                        new.append(self._finding(rule, region, found, causes, comp, lines))
+            for gen in started:
+                if gen.key not in flagged:  # one generator frame, flagged once
+                    flagged.add(gen.key)
+                    gen_path = str(gen.module.path)
+                    gen_lines = lines_cache[gen_path] if gen_path in lines_cache \
+                        else lines_cache.setdefault(gen_path, _source_lines(gen_path))
+                    span = _def_span(gen.function, gen_lines)
+                    new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
+                            for rule in by_check[GENERATOR_CHECK]]
+        return kept, new
+
+    def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
+        """Project generator functions the eager code of `frame` calls (from `eager_from` on):
+        each starts a generator frame, which Dynamo refuses (GB0003, at its `def`). Not one with
+        a predicted break of its own: measured on 2.13, a generator whose loop broke while Dynamo
+        inlined it is not reported again when the eager code runs it."""
+        out: list[Region] = []
+        for line, call in frame.calls:
+            if line >= eager_from and not _inside(line, frame.nested):
+                out += [r for r in self._callees(region, [call])
+                        if r.function.is_generator and r not in out and not self._direct.get(r.key)]
+        return out
+
+    def _finding(self, rule: Rule, region: Region, found: Skip, causes: list[Site], comp: Comprehension,
+                 lines: list[str], at: Region | None = None) -> Finding:
+        """A finding of `rule` on `comp` (a span in `region`'s file, or in `at`'s: a generator
+        function the skipped frame calls)."""
+        path = str(region.module.path)
+        column, end_column, code = _place(lines, comp)
+        code = " ".join(code.split())
+        short = code if len(code) <= 60 else code[:57] + "..."
+        nearest = min(causes, key=lambda s: (s[0] != path, s[1])) if causes else (path, found.line)
+        where = f"{_short(nearest[0])}:{nearest[1]}"
+        if len(causes) > 1:
+            where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+        block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
+        suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
+        return Finding(
+            rule_id=rule.id, kind=rule.kind, path=str(at.module.path) if at else path, line=comp.line, column=column,
+            end_line=comp.end_line, end_column=end_column,
+            message=rule.message.replace("{code}", short).replace("{cause}", where)
+            .replace("{line}", str(found.block.line)).replace("{block}", block),
+            severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
+            chain=region.chain + ((at.function.qualname,) if at else ()), code=short,
+            extra={"requires": [f"{p}:{n}" for p, n in causes], "try_line": found.block.line,
+                   "skip_block": found.block.kind, **({SUPPRESSED: True} if suppressed else {})},
+        )
+
+
+def _def_span(fn: FunctionInfo, lines: list[str]) -> Comprehension:
+    """The `def` line of `fn` as a span (UTF-8 offsets, as ast gives them)."""
+    line = fn.def_line or fn.line
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    return Comprehension(line, len(text.encode("utf-8")) - len(text.lstrip().encode("utf-8")), line,
+                         len(text.rstrip().encode("utf-8")), False)
+
+
+def _holds(block: SkipBlock, line: int) -> bool:
+    """Whether `line` is in `block`'s body (or, for a loop, its header: a generator iterated there)."""
+    return (block.line if block.kind == "loop" else block.body_first) <= line <= block.body_last
+
+
+def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in spans)
+
+
+def _runs_eagerly(f: Finding, spans) -> bool:
+    """A predicted graph break on a line after the break that made Dynamo skip its frame (not
+    in a nested def or lambda: those are frames of their own, traced from their start)."""
+    if f.status is not Status.PREDICTED or f.kind not in BREAK_KINDS:
+        return False
+    return any(skip < f.line <= last and not _inside(f.line, nested) for skip, last, nested in spans)
+
+
+def _source_lines(path: str) -> list[str]:
+    try:
+        text = module_text(path) if is_notebook(path) else unsaved.read_bytes(path).decode("utf-8")
+        return source_lines(text or "")
+    except (OSError, UnicodeDecodeError):
+        return []
 
 
 def _place(lines: list[str], comp: Comprehension) -> tuple[int, int, str]:

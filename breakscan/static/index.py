@@ -79,7 +79,8 @@ class CallRef:
 
 @dataclass
 class Comprehension:
-    """A list/set/dict comprehension that would run as its own frame (Python <= 3.11).
+    """A list/set/dict comprehension (Python <= 3.11: a frame of its own) or a generator
+    expression (a generator frame on every Python), for frames Dynamo skips.
 
     `references_module` when its body names `self` or a torch module: the values that make
     Dynamo's `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
@@ -89,30 +90,48 @@ class Comprehension:
     offset: int  # ast's: UTF-8 bytes from the line start, 0-based
     end_line: int
     end_offset: int
-    before_try: bool  # starts before the try statement it is recorded with
     references_module: bool
 
 
 @dataclass
-class TryFrame:
-    """A function (or nested def) with a `try` statement, for frames Dynamo skips.
+class SkipBlock:
+    """A block after whose graph break Dynamo cannot resume the frame (measured on torch 2.13).
 
-    Dynamo cannot resume after a graph break inside a try block: it compiles up to the last
-    resumable point before it (if the graph there is non-empty), else skips the whole function,
-    and runs the rest eagerly. `try_calls` are the calls in the try body, `calls_param` when one
-    calls a parameter of an enclosing def (a decorator's wrapper calling the function it wraps),
-    `ops_before` when statements before the try may put operations in the graph.
+    `kind`: "try" (a try body: Dynamo compiles up to the last resumable point before the
+    statement, or skips the whole frame when the graph is empty there), "loop" (a `for`/`while`
+    body: "graph break in loop", the whole frame is skipped), "with" (the body of a `with` whose
+    context manager is `ctx`, a dotted name called: only torch's own context managers resume,
+    so the cross-file pass decides with the project index); its body spans lines `body_first`
+    to `body_last` (the calls there are the DefFrame's `calls` on those lines); `ops_before` (try)
+    when statements before it may put operations in the graph.
     """
+
+    kind: str
+    line: int
+    body_first: int
+    body_last: int
+    ctx: str = ""
+    ops_before: bool = False
+    loop_over: tuple[str, str] = ("", "")  # `for layer in self.layers` / `enumerate(self.layers)`: (layer, layers)
+
+
+@dataclass
+class DefFrame:
+    """A def (a function or a def nested in it) holding blocks that Dynamo cannot resume after:
+    a graph break there makes Dynamo run the rest of this frame eagerly, and the frames that
+    code creates (comprehensions, generator expressions, callees) then start on their own.
+    `nested` are the spans of its nested defs and lambdas (frames of their own); `param_lines`
+    where it calls a parameter of an enclosing def (a decorator's wrapper calling the function
+    it wraps)."""
 
     def_line: int
     def_end: int
-    try_line: int
-    body_first: int
-    body_last: int
-    try_calls: list[CallRef] = field(default_factory=list)
-    calls_param: bool = False
-    ops_before: bool = False
+    blocks: list[SkipBlock] = field(default_factory=list)
     comprehensions: list[Comprehension] = field(default_factory=list)
+    genexprs: list[Comprehension] = field(default_factory=list)
+    nested: list[tuple[int, int]] = field(default_factory=list)
+    calls: list[tuple[int, CallRef]] = field(default_factory=list)  # its own calls, with their lines
+    param_lines: list[int] = field(default_factory=list)  # calls of an enclosing def's parameter (a wrapper's)
 
 
 @dataclass
@@ -127,9 +146,11 @@ class FunctionInfo:
     calls: list[CallRef] = field(default_factory=list)
     end_line: int = 0
     indent: int = 0  # columns of indentation of the `def` (code points)
-    try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
+    frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    def_line: int = 0  # the `def` line (`line` is the first decorator's)
+    is_generator: bool = False  # its own body yields: called, it starts a generator frame
 
 
 @dataclass
@@ -356,8 +377,12 @@ class _Indexer:
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset,
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
-        if _collect_calls(self.info, fn, node.body, self):
-            fn.try_frames = try_frames(self.info, node)
+        fn.def_line = node.lineno
+        blocks, yields = _collect_calls(self.info, fn, node.body, self)
+        if yields:  # in this def or a nested one: only its own make it a generator
+            fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
+        if blocks:
+            fn.frames = def_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
         for dec in node.decorator_list:
             marker = trace_marker(self.info, dec)
@@ -425,6 +450,17 @@ class _Indexer:
             cls.submodules[attr] = called
 
     def example_targets(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """The callables `breakscan_examples()` yields (`(fn, args)` / `(fn, args, kwargs)`):
+        `name`, `Class()`, or `var.attr` where `var` is a local instance (`scheduler =
+        DDPMScheduler(...)`, `model = Net().eval()`, `Cls.from_config(...)`): its bound method,
+        whose region the class's method roots (resolved through `var_classes`)."""
+        local_classes: dict[str, str] = {}
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                callee = _instance_class(self.info, sub.value)
+                for t in sub.targets:
+                    if callee and isinstance(t, ast.Name):
+                        local_classes[t.id] = callee
         for sub in ast.walk(node):
             value = sub.value if isinstance(sub, ast.Yield) else sub if isinstance(sub, ast.Tuple) else None
             if isinstance(value, ast.Tuple) and 2 <= len(value.elts) <= 3:
@@ -432,6 +468,9 @@ class _Indexer:
                 name = ast_dotted(first.func if isinstance(first, ast.Call) else first)
                 if name:
                     self.info.example_targets.append(name + ("()" if isinstance(first, ast.Call) else ""))
+                    head = name.partition(".")[0]
+                    if head in local_classes:  # a bound method (or the instance) of a local object
+                        self.info.var_classes.setdefault(head, local_classes[head])
 
     def module_calls(self, tree: ast.Module) -> None:
         """`torch.compile(x)` / `x.compile()` targets and `v = Class(...)` variables.
@@ -502,15 +541,16 @@ class _Indexer:
         return dotted
 
 
-def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> bool:
+def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
-    Returns whether the body holds a `try` statement.
+    Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock),
+    and whether it (or a nested def) yields.
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
-    has_try = False
+    has_blocks = yields = False
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -528,15 +568,19 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             fn.self_reads.add(node.attr)  # a property getter of the class runs here
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
-        elif kind in _TRY_NODES:
-            has_try = True
+        elif kind in _BLOCK_NODES:
+            has_blocks = True
+        elif kind is ast.Yield or kind is ast.YieldFrom:
+            yields = True
         stack.extend(ast.iter_child_nodes(node))
-    return has_try
+    return has_blocks, yields
 
 
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))
+_LOOP_NODES = (ast.For, ast.While, ast.AsyncFor)
+_BLOCK_NODES = (*_TRY_NODES, *_LOOP_NODES, ast.With, ast.AsyncWith)
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)  # generator expressions are skipped frames
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp)  # frames of their own on Python <= 3.11
 # Module objects Dynamo's has_tensor_in_frame counts when a frame names them as globals.
 TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "torch.fft", "torch.special",
                  "torch.distributed", "torch.cuda", "torch.autograd", "torch.nn.init", "torch.distributions"}
@@ -545,45 +589,87 @@ TORCH_MODULES = {"torch", "torch.nn", "torch.nn.functional", "torch.linalg", "to
 _STEPPABLE_CALLS = {"range", "tuple"}
 
 
-def try_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[TryFrame]:
-    """The defs in `node` (itself and nested ones) that hold a `try`; see TryFrame."""
-    frames: list[TryFrame] = []
+def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[DefFrame]:
+    """The defs in `node` (itself and nested ones) that hold a SkipBlock; see DefFrame."""
+    frames: list[DefFrame] = []
     todo: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, frozenset[str]]] = [(node, frozenset())]
     while todo:
         fn, outer_params = todo.pop()
         params = {a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)}
         own = _own_nodes(fn)
         todo.extend((sub, outer_params | params) for sub in own if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)))
-        tries = [n for n in own if isinstance(n, _TRY_NODES)]
-        if not tries:
+        blocks = [b for n in own if (b := _skip_block(n, params, own, info)) is not None]
+        if not blocks:
             continue
-        first = min(tries, key=lambda t: (t.lineno, t.col_offset))
-        frame = TryFrame(fn.lineno, fn.end_lineno or fn.lineno, first.lineno, first.body[0].lineno,
-                         max(s.end_lineno or s.lineno for t in tries for s in t.body))
-        for t in tries:
-            for sub in (n for stmt in t.body for n in _walk_own(stmt)):
-                if isinstance(sub, ast.Call):
-                    ref = call_ref(sub)
-                    if ref is not None:
-                        frame.try_calls.append(ref)
-                    if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
-                        frame.calls_param = True
-        frame.ops_before = any(_may_add_ops(info, n, params) for n in own
-                               if getattr(n, "end_lineno", None) and n.end_lineno < first.lineno)
-        for comp in own:
-            if isinstance(comp, _COMPREHENSIONS) and _steps_unsupported_iterator(info, comp):
+        frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
+        for sub in own:
+            if isinstance(sub, _DEFS) and sub is not fn:
+                first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
+                frame.nested.append((first, sub.end_lineno or sub.lineno))
+            elif isinstance(sub, ast.GeneratorExp):
+                frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
+                                                    sub.end_col_offset or 0, False))
+            elif isinstance(sub, _COMPREHENSIONS) and _steps_unsupported_iterator(info, sub):
                 frame.comprehensions.append(Comprehension(
-                    comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno, comp.end_col_offset or 0,
-                    comp.lineno < first.lineno, _references_module(info, comp)))
+                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0,
+                    _references_module(info, sub)))
+            elif isinstance(sub, ast.Call):
+                if (ref := call_ref(sub)) is not None:
+                    frame.calls.append((sub.lineno, ref))
+                if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
+                    frame.param_lines.append(sub.lineno)
         frames.append(frame)
     return frames
+
+
+def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: ModuleInfo) -> SkipBlock | None:
+    """The SkipBlock of a try/for/while/with statement (its body only: a `for`'s iterable and a
+    loop's `else` are outside the loop's back edge), else None."""
+    if isinstance(node, _TRY_NODES):
+        kind, ctx = "try", ""
+    elif isinstance(node, _LOOP_NODES):
+        kind, ctx = "loop", ""
+    elif isinstance(node, (ast.With, ast.AsyncWith)):
+        called = [item.context_expr for item in node.items if isinstance(item.context_expr, ast.Call)]
+        names = [n for n in (ast_dotted(c.func) for c in called) if n]
+        if not names or info.qualify(names[0]).startswith(("torch.", "contextlib.nullcontext")):
+            return None  # torch's own context managers resume
+        kind, ctx = "with", names[0]
+    else:
+        return None
+    body = node.body  # type: ignore[attr-defined]
+    if not body:
+        return None
+    block = SkipBlock(kind, node.lineno, body[0].lineno, max(s.end_lineno or s.lineno for s in body), ctx=ctx)
+    if isinstance(node, (ast.For, ast.AsyncFor)):
+        block.loop_over = _loop_over_self(node)
+    if kind == "try":
+        block.ops_before = any(_may_add_ops(info, n, params) for n in own
+                               if getattr(n, "end_lineno", None) and n.end_lineno < node.lineno)
+    return block
+
+
+def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
+    """(loop variable, attribute) for `for v in self.attr:` and `for i, v in enumerate(self.attr):`
+    (a ModuleList of layers: `v(x)` in the body calls their `forward`), else ("", "")."""
+    it, target = node.iter, node.target
+    if isinstance(it, ast.Call) and ast_dotted(it.func) == "enumerate" and it.args \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        it, target = it.args[0], target.elts[1]
+    if isinstance(target, ast.Name) and isinstance(it, ast.Attribute) and isinstance(it.value, ast.Name) \
+            and it.value.id == "self":
+        return target.id, it.attr
+    return "", ""
 
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
     """Nodes of a def's body, not descending into nested defs or lambdas (those are listed)."""
     out: list[ast.AST] = []
     for stmt in fn.body:  # type: ignore[attr-defined]
-        out.extend(_walk_own(stmt))
+        if isinstance(stmt, _DEFS):  # a nested def statement: listed, its body is its own frame's
+            out.append(stmt)
+        else:
+            out.extend(_walk_own(stmt))
     return out
 
 
@@ -597,6 +683,21 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
             continue
         stack.extend(ast.iter_child_nodes(node))
     return out
+
+
+def _instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
+    """The qualified class a call builds, by the usual spelling: `Class(...)` (with trailing
+    `.to(dev)` / `.eval()` ...) or a `Class.from_*(...)` constructor; None otherwise."""
+    value = module_expr(info, value)  # type: ignore[assignment]
+    name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
+    if not name:
+        return None
+    head, _, last = name.rpartition(".")
+    if last[:1].isupper():
+        return info.qualify(name)
+    if head and head.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
+        return info.qualify(head)
+    return None
 
 
 def call_ref(node: ast.Call) -> CallRef | None:

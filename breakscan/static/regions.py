@@ -157,8 +157,8 @@ class RegionFinder:
         head, _, attr = target.partition(".")
         if head in info.var_classes:
             cls_q = info.var_classes[head]
-            if attr in ("", "forward"):
-                found = self.index.method(cls_q, "forward")
+            if attr in ("", "forward"):  # a module's `forward`; an instance of another class: its `__call__`
+                found = self.index.method(cls_q, "forward") or (self.instance_call(cls_q) if not attr else None)
                 return [found] if found else []
             hit = self.index.lookup_class(cls_q)
             return self.resolve_call(info, hit[1], CallRef("self", attr)) if hit and "." not in attr else []
