@@ -20,9 +20,10 @@ offered, never preferred. Hover on a finding shows its rule's fix and graph-brea
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from lsprotocol import types
@@ -35,7 +36,8 @@ from breakscan.config import Config, ConfigError, find_pyproject, load_config
 from breakscan.findings import Edit, Finding, Severity
 from breakscan.report.ruleinfo import finding_gb_ids, gb_link, rule_title
 from breakscan.static import unsaved
-from breakscan.static.cache import Cache
+from breakscan.static.cache import Cache, module_types
+from breakscan.static.region_pass import IncrementalRegions
 
 SOURCE = "breakscan"
 _SEVERITY = {Severity.ERROR: types.DiagnosticSeverity.Error, Severity.WARNING: types.DiagnosticSeverity.Warning,
@@ -74,6 +76,7 @@ class Workspace:
         self._config_key: tuple | None = None
         self.config_error: str | None = None
         self.cache = WarmCache()
+        self.regions = IncrementalRegions()
 
     def config(self) -> Config | None:
         """`[tool.breakscan]` of the nearest pyproject.toml at or above the root, re-read when
@@ -110,9 +113,15 @@ class Workspace:
         outside = [Path(p) for p in snapshot.docs if not _inside(Path(p), self.root) and Path(p).exists()]
         texts = {path: text.encode("utf-8") for path, (_, _, text) in snapshot.docs.items()}
         with editor_texts(texts):
-            static = static_pass([self.root, *outside], config, self.catalog, root=self.root, cache=self.cache)
-            report = build_report(static, DynamicOutcome(), config, root=self.root)
-        context = [*report.findings, *report.suppressed]
+            static = static_pass([self.root, *outside], config, self.catalog, root=self.root, cache=self.cache,
+                                 region_pass=self.regions, report_paths=set(snapshot.docs))
+            # The report of the open documents only: suppressions, selection and severities are
+            # per file; the other files' findings are read only by rewrites (reorder-print asks
+            # whether compiled code prints anywhere), by rule, path and line, which the raw ones give.
+            context = [*static.findings, *static.suppressed]
+            opened = replace(static, findings=[f for f in static.findings if f.path in snapshot.docs],
+                             suppressed=[f for f in static.suppressed if f.path in snapshot.docs])
+            report = build_report(opened, DynamicOutcome(), config, root=self.root)
         by_path: dict[str, list[Finding]] = {}
         for f in report.findings:
             by_path.setdefault(f.path, []).append(f)
@@ -141,6 +150,7 @@ class WarmCache(Cache):
         super().__init__()
         self.memo: dict[str, tuple[tuple, object]] = {}
         self.findings_memo: dict[tuple[str, str], list] = {}
+        self.types_memo: dict[tuple[str, int], tuple[object, str]] = {}  # (index key, id(info)) -> (info, repr)
 
     def _stamp(self, path: Path) -> tuple | None:
         try:
@@ -167,6 +177,20 @@ class WarmCache(Cache):
         stamp = None if unsaved.held(entry.path) else self._stamp(entry.path)
         if stamp is not None and entry.digest:
             self.memo[str(entry.path)] = (stamp, entry)
+
+    def types_digest(self, index) -> str:
+        """As Cache.types_digest (the same digest: the repr of the summary list, joined from each
+        module's part), each module's part computed once per index entry."""
+        parts, memo = [], {}
+        for name in sorted(index.modules):
+            info = index.modules[name]
+            kept = self.types_memo.get((name, id(info)))
+            if kept is None or kept[0] is not info:
+                kept = (info, ", ".join(map(repr, module_types(name, info))))
+            memo[(name, id(info))] = kept
+            parts.append(kept[1])
+        self.types_memo = memo
+        return hashlib.blake2b(f"[{', '.join(parts)}]".encode(), digest_size=20).hexdigest()
 
     def get_findings(self, path: str, key: str) -> list | None:
         """As Cache.get_findings, from memory after the first time (the key holds the file's digest)."""
@@ -238,6 +262,8 @@ class BreakscanServer(LanguageServer):
                         type=types.MessageType.Error, message=f"breakscan: internal error: {type(exc).__name__}: {exc}"))
                     continue
                 self._publish(snapshot, results)
+                if not self._dirty:  # idle: what the next edit may need, worked out ahead
+                    await loop.run_in_executor(self._executor, self.workspace_state.regions.prepare)
         finally:
             self._running = False
 

@@ -21,7 +21,7 @@ import threading
 import tokenize
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -32,10 +32,10 @@ from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.notebook import is_notebook
 from breakscan.static import frames, unsaved
-from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
-                                              silenced)
+from breakscan.static.dynamo_settings import DynamoSettings, callee_names, plain_arguments, silenced
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
-from breakscan.static.regions import Region, RegionFinder
+from breakscan.static.region_pass import RegionPassFn, compute_regions
+from breakscan.static.regions import Region
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
@@ -583,7 +583,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
                verbose: bool = False, jobs: int = 1, cache=None,
                progress: Callable[[int], None] | None = None,
-               dynamo_config: dict | None = None) -> StaticResult:
+               dynamo_config: dict | None = None, region_pass: RegionPassFn | None = None,
+               report_paths: Collection[str] | None = None) -> StaticResult:
     """Scan `files` (absolute paths) with `rules` (already filtered by version and selection).
 
     `dynamo_config` is the checked `[tool.breakscan] dynamo-config` table (Dynamo settings applied
@@ -591,7 +592,11 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     region which findings Dynamo would not break on (breakscan.static.dynamo_settings).
 
     `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
-    `progress(n)` is called as files finish (phase B). Returns findings with status
+    `progress(n)` is called as files finish (phase B). `region_pass` computes the compile regions
+    and their settings from the project index (default: region_pass.compute_regions, whole; the
+    language server passes an IncrementalRegions). `report_paths`: when given, the cross-file
+    BRK406 pass reports only in these files (str paths; the language server's open documents),
+    the other findings are the same. Returns findings with status
     `predicted` (those a suppression comment covers apart, in `suppressed`); unparsable files give BRK901 error findings and never stop the scan; an
     internal error while checking one file gives a BRK900 finding for that file.
     """
@@ -603,10 +608,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             result.findings.append(entry.error)
         elif entry.info is not None:
             index.add(entry.info)
-    finder = RegionFinder(index, regions_mode)
-    regions = finder.compute()
-    resolver = SettingsResolver(finder, regions, dynamo_config)
-    settings = {key: resolver.for_region(region) for key, region in regions.items()}
+    found = (region_pass or compute_regions)(index, regions_mode, dynamo_config)
+    finder, regions, settings = found.finder, found.regions, found.settings
     result.regions = len(regions)
     by_file: dict[str, list[Region]] = {}
     for region in regions.values():
@@ -644,7 +647,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     result.findings = [f for f in result.findings if not f.extra.get(SUPPRESSED)]
     skip_rules = [r for r in rules if r.match.get("check") == frames.CHECK]
     if skip_rules:  # cross-file: follows the other rules' findings, so never cached per file
-        for f in frames.SkippedFrames(finder, result.findings).findings(skip_rules):
+        for f in frames.SkippedFrames(finder, result.findings).findings(skip_rules, report_paths):
             (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)
     result.suppressed.sort(key=Finding.sort_key)

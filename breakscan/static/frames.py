@@ -18,6 +18,7 @@ breaks they follow from (breakscan.merge judges them only where one of those was
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from pathlib import Path
 
 from breakscan.catalog import Rule
@@ -134,13 +135,16 @@ class SkippedFrames:
                 sites |= self.breaks_below(wrapped)
         return frozenset(sites)
 
-    def findings(self, rules: list[Rule]) -> list[Finding]:
+    def findings(self, rules: list[Rule], paths: Collection[str] | None = None) -> list[Finding]:
         """One finding per rule (those with the CHECK check, already filtered for this Python by
-        breakscan.scan.active_rules) and per comprehension that breaks."""
+        breakscan.scan.active_rules) and per comprehension that breaks; only in the files
+        `paths` (str) when given."""
         out: list[Finding] = []
         lines_cache: dict[str, list[str]] = {}
         for region in self.regions.values():
             if region.function.occurrence or not region.function.try_frames:
+                continue
+            if paths is not None and str(region.module.path) not in paths:
                 continue
             for frame in region.function.try_frames:
                 comps = [c for c in frame.comprehensions
