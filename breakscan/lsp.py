@@ -20,6 +20,7 @@ offered, never preferred. Hover on a finding shows its rule's fix and graph-brea
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -77,6 +78,7 @@ class Workspace:
         self.config_error: str | None = None
         self.cache = WarmCache()
         self.regions = IncrementalRegions()
+        self._frozen = False
 
     def config(self) -> Config | None:
         """`[tool.breakscan]` of the nearest pyproject.toml at or above the root, re-read when
@@ -127,6 +129,17 @@ class Workspace:
             by_path.setdefault(f.path, []).append(f)
         return {path: Scanned(uri, version, text, by_path.get(path, []), context)
                 for path, (uri, version, text) in snapshot.docs.items()}
+
+    def settle(self) -> None:
+        """Run while the server is idle after a scan: the region pass's preparation for the next
+        edit and, after the first scan, one full garbage collection, then everything alive (mostly
+        the project's index) is left out of later collections (`gc.freeze`): a full collection
+        walked all of it, 0.8 s of CPU inside a keystroke's scan on transformers' 2,860 files."""
+        self.regions.prepare()
+        if not self._frozen:
+            self._frozen = True
+            gc.collect()
+            gc.freeze()
 
     def attach_fixes(self, path: str, scanned: Scanned) -> None:
         """Give `scanned`'s fixable findings their `--fix` rewrites, on the text that was scanned."""
@@ -263,7 +276,7 @@ class BreakscanServer(LanguageServer):
                     continue
                 self._publish(snapshot, results)
                 if not self._dirty:  # idle: what the next edit may need, worked out ahead
-                    await loop.run_in_executor(self._executor, self.workspace_state.regions.prepare)
+                    await loop.run_in_executor(self._executor, self.workspace_state.settle)
         finally:
             self._running = False
 
