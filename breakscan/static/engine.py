@@ -117,6 +117,7 @@ class FileIndex:
     digest: str
     info: ModuleInfo | None = None
     error: Finding | None = None
+    left_out: list[Finding] = field(default_factory=list)  # BRK901 for a notebook's unparsable cells
 
 
 def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
@@ -188,6 +189,22 @@ def notebook_source(path: Path, data: bytes) -> bytes | Finding:
         return _error(path, 1, 1, _one_line(f"cannot read notebook: {exc}"))
     except ImportError:
         return _error(path, 1, 1, "cannot read notebook: nbformat is not installed (pip install nbformat)")
+
+
+def left_out_cells(path: Path) -> list[Finding]:
+    """A BRK901 finding for each code cell of notebook `path` that is not Python: its lines are
+    comments in the module (breakscan.notebook.left_out), so the other cells are still scanned.
+    At the cell's module line; reports place it in its cell. [] when it cannot be read."""
+    from breakscan.notebook import NotebookError, read, to_module
+
+    try:
+        module = to_module(read(unsaved.read_bytes(path)))
+    except (OSError, NotebookError, ImportError):
+        return []
+    return [_error(path, cell.first + cell.error.line - 1, cell.error.column,
+                   _one_line(f"{cell.error.message} (cell {cell.index} is left out of the scan; the other cells "
+                             "are scanned)"))
+            for cell in module.cells if cell.error is not None]
 
 
 def _cpython_rejects(path: Path, data: bytes) -> Finding | None:
@@ -302,7 +319,8 @@ def index_file(path: Path) -> FileIndex:
             warnings.simplefilter("ignore")
             tree = ast.parse(data, filename=str(path))
         source = _decode(data, "utf-8")
-        return FileIndex(path, digest, info=run_deep(build_module_info, path, tree, source))
+        return FileIndex(path, digest, info=run_deep(build_module_info, path, tree, source),
+                         left_out=left_out_cells(path) if is_notebook(path) else [])
     except SyntaxError as err:
         message = f"cannot parse: {err.msg}".splitlines()[0]
         return FileIndex(path, digest, error=_error(path, err.lineno or 1, err.offset or 1, message))
@@ -608,6 +626,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             result.findings.append(entry.error)
         elif entry.info is not None:
             index.add(entry.info)
+            result.findings.extend(entry.left_out)
     found = (region_pass or compute_regions)(index, regions_mode, dynamo_config)
     finder, regions, settings = found.finder, found.regions, found.settings
     result.regions = len(regions)
