@@ -1,14 +1,19 @@
 """`breakscan server`: a Language Server (pygls) on stdio for editors.
 
-Diagnostics come from the static pass over the whole workspace (compile regions are project-wide:
-a function is checked because a file elsewhere compiles it), with the editor's text for the
-documents it holds open and the disk's for every other file (breakscan.static.unsaved). The
-dynamic pass never runs here: an editor must not run the user's code as they type.
+Diagnostics come from the static pass over the whole workspace folder (compile regions are
+project-wide: a function is checked because a file elsewhere compiles it), with the editor's text
+for the documents it holds open and the disk's for every other file (breakscan.static.unsaved).
+Each workspace folder is a project of its own (a document belongs to the innermost folder holding
+it; one outside every folder is scanned with the first). The dynamic pass never runs here: an
+editor must not run the user's code as they type.
 
 Kept warm: the first scan runs at `initialized` and fills the static pass's cache
 (breakscan.static.cache), so a later scan re-checks only what changed: the edited document, and
-the files whose compile regions or chains its change moves. Scans run one at a time in one
-worker thread; edits made during a scan are coalesced into the next one.
+the files whose compile regions or chains its change moves. The compile regions and their Dynamo
+settings are reused from the last scan when the edit cannot move them
+(breakscan.static.region_pass.IncrementalRegions), and the cross-file BRK406 pass and the report
+are made for the open documents only. Scans run one at a time in one worker thread; edits made
+during a scan are coalesced into the next one, which scans the folders they concern.
 
 Config, suppression comments and Dynamo settings are the CLI's own: `[tool.breakscan]` from the
 nearest pyproject.toml at or above the workspace root, read again when it changes; the report
