@@ -223,7 +223,7 @@ SCALED = {  # a package whose helper only its model file compiles
 
 @pytest.mark.asyncio
 async def test_every_workspace_folder_is_its_own_project_and_folders_added_later_are_scanned(tmp_path):
-    other = {"lib/__init__.py": "", **{k.replace("pkg/", "lib/"): v for k, v in SCALED.items() if k != "pkg/__init__.py"}}
+    other = {name.replace("pkg/", "lib/"): text for name, text in SCALED.items()}  # the same package as `lib`
     async with editor_of_folders(tmp_path, {"first": {"train.py": BREAKING}, "second": SCALED}) as client:
         # the second folder's helper is compiled by a file of that folder the editor never opened
         helpers = open_doc(client, "second/pkg/helpers.py")
