@@ -2,7 +2,10 @@
 
 A real LSP client (pytest-lsp's, over stdio, as an editor talks to the server) opens a workspace,
 waits for the first scan (the server's warm-up, on an empty cache), then opens one file, closes
-it and opens it again `--repeat` times, and edits it (an unsaved change) as often. Each figure is
+it and opens it again `--repeat` times, and edits it (an unsaved change: a new function at the
+file's end, which nothing calls, so the server reuses its compile regions, see
+breakscan.static.region_pass; an edit that adds a call in compiled code computes them again) as
+often. Each figure is
 the wall time from sending the notification to receiving the file's publishDiagnostics, and the
 server process's CPU time (user + system, from /proc) over the same interval: on a loaded machine
 the CPU time is the steadier figure.

@@ -5,7 +5,9 @@ The module text holds every code cell's lines, one module line per cell line, so
 maps back to exactly one (cell, line); IPython-only lines become `pass` lines at their indent:
 line magics (`%time f()`), shell escapes (`!pip install x`, `files = !ls`), help (`obj?`,
 `?obj`) and the body of cell magics whose body is not Python (`%%bash`, `%%writefile`). A cell
-that parses as Python is kept whole (a `%` in a string or an operator is never touched).
+that parses as Python is kept whole (a `%` in a string or an operator is never touched). A cell
+that is still not Python is left out (`cell_error`, `left_out`: its lines become comments), so
+the other cells are scanned and the static pass reports it at its line (BRK901).
 Cells are numbered 1-based among all cells, markdown and raw ones included, in the order
 nbformat lists them (not the execution count `[n]` Jupyter shows, which changes on each run).
 
@@ -41,6 +43,15 @@ def is_notebook(path: str | Path) -> bool:
 
 
 @dataclass(frozen=True)
+class CellError:
+    """Why a code cell is not Python: CPython's message, at a 1-based line and column of the cell."""
+
+    line: int
+    column: int
+    message: str
+
+
+@dataclass(frozen=True)
 class Cell:
     """One code cell: its 1-based `index` among all cells, its first module line (1-based),
     its original source lines (no line endings), those lines as the module holds them (IPython
@@ -51,6 +62,7 @@ class Cell:
     lines: tuple[str, ...]
     module_lines: tuple[str, ...]
     trailing_newline: bool
+    error: CellError | None = None  # not Python even without IPython's lines: left out of the module
 
     @property
     def end(self) -> int:
@@ -136,6 +148,29 @@ def _parses(text: str) -> bool:
     return True
 
 
+def cell_error(lines: list[str]) -> CellError | None:
+    """Why a cell's module lines (`python_lines`) are not Python, or None when they are. Jupyter
+    runs each cell on its own, so a cell that does not parse alone never ran as written."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse("\n".join(lines))
+    except SyntaxError as err:
+        line = err.lineno if isinstance(err.lineno, int) and 1 <= err.lineno <= max(len(lines), 1) else 1
+        column = err.offset if isinstance(err.offset, int) and err.offset > 0 else 1
+        return CellError(line, column, f"cannot parse: {err.msg}".splitlines()[0])
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return CellError(1, 1, f"cannot parse: {exc}".splitlines()[0] if str(exc) else "cannot parse")
+    return None
+
+
+def left_out(lines: list[str]) -> list[str]:
+    """An unparsable cell's lines as the module holds them: each a comment (`#` before it), so
+    that the other cells are scanned, every line keeps its place, and a change to the cell still
+    changes the module's text (the result cache keys on it)."""
+    return ["#" + line for line in lines]
+
+
 def read(data: bytes):
     """The notebook node nbformat reads from `data` (its own version kept: `NO_CONVERT`).
 
@@ -173,7 +208,11 @@ def to_module(nb) -> NotebookModule:
             source = "".join(source) if isinstance(source, list) else str(source)
             module_lines = python_lines(source)
             original = split_lines(source)
-            cells.append(Cell(index, line, tuple(original), tuple(module_lines), source.endswith(("\n", "\r"))))
+            error = cell_error(module_lines)
+            if error is not None:
+                module_lines = left_out(original)
+            cells.append(Cell(index, line, tuple(original), tuple(module_lines), source.endswith(("\n", "\r")),
+                              error))
             parts.extend(text + "\n" for text in module_lines)
             line += len(module_lines)
     return NotebookModule("".join(parts), cells)

@@ -219,12 +219,14 @@ class StaticPass:
 
 
 def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, root: Path,
-                verbose: bool = False, progress=None, cache=None) -> StaticPass:
+                verbose: bool = False, progress=None, cache=None, region_pass=None,
+                report_paths=None) -> StaticPass:
     """Discover the Python files under `paths` and run the static pass over them.
 
     `progress(n_files)` may return a callback called as files finish (for a progress bar).
     `cache`: the breakscan.static.cache.Cache to use when `config.cache` is on (default: a new
-    one; the language server passes one that also keeps entries in memory).
+    one; the language server passes one that also keeps entries in memory). `region_pass` and
+    `report_paths`: as breakscan.static.engine.scan_files takes them (the language server's).
     """
     version_text = config.torch_version or installed_torch_version()
     torch_version = parse_version(version_text) if version_text else None
@@ -238,7 +240,8 @@ def static_pass(paths: list[Path], config: Config, catalog: dict[str, Rule], *, 
     try:
         static = scan_files(files, rules, regions_mode=config.regions, verbose=verbose,
                             jobs=config.jobs or default_jobs(), cache=(cache or Cache()) if config.cache else None,
-                            progress=on_file, dynamo_config=config.dynamo_config)
+                            progress=on_file, dynamo_config=config.dynamo_config,
+                            region_pass=region_pass, report_paths=report_paths)
     finally:
         if hasattr(on_file, "close"):
             on_file.close()

@@ -48,18 +48,28 @@ def write(root: Path, files: dict[str, str]) -> None:
 @asynccontextmanager
 async def editor(tmp_path: Path, files: dict[str, str]):
     """An initialized session on the workspace `tmp_path/project` holding `files`."""
-    root = tmp_path / "project"
-    root.mkdir()
-    write(root, files)
+    async with editor_of_folders(tmp_path, {"project": files}) as client:
+        client.root = tmp_path / "project"
+        yield client
+
+
+@asynccontextmanager
+async def editor_of_folders(tmp_path: Path, folders: dict[str, dict[str, str]]):
+    """An initialized session whose workspace folders are `tmp_path/NAME`, each holding its
+    files (`folders`: NAME -> files); `client.root` is `tmp_path`."""
+    for name, files in folders.items():
+        (tmp_path / name).mkdir()
+        write(tmp_path / name, files)
+    roots = [tmp_path / name for name in folders]
     env = {**os.environ, "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
     config = pytest_lsp.ClientServerConfig(server_command=[str(BREAKSCAN), "server"], server_env=env)
     client = await config.start()
-    client.root = root
+    client.root = tmp_path
     record_publications(client)
     try:
         await client.initialize_session(types.InitializeParams(
-            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=root.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="project")]))
+            capabilities=pytest_lsp.client_capabilities("visual-studio-code"), root_uri=roots[0].as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=r.as_uri(), name=r.name) for r in roots]))
         yield client
         await asyncio.wait_for(client.shutdown_session(), WAIT_S)
     finally:
@@ -190,6 +200,49 @@ async def test_a_region_compiled_in_another_file_is_checked(tmp_path):
         text = (client.root / "pkg/model.py").read_text().replace("@torch.compile\n", "")
         change_doc(client, model, text, 2)
         assert await diagnostics(client, uri, 1) == []
+
+
+SCALED = {  # a package whose helper only its model file compiles
+    "pkg/__init__.py": "",
+    "pkg/helpers.py": '''\
+        def scale(x, s):
+            return x * s.item()
+        ''',
+    "pkg/model.py": '''\
+        import torch
+
+        from .helpers import scale
+
+
+        @torch.compile
+        def forward(x, s):
+            return scale(x, s) + 1
+        ''',
+}
+
+
+@pytest.mark.asyncio
+async def test_every_workspace_folder_is_its_own_project_and_folders_added_later_are_scanned(tmp_path):
+    other = {name.replace("pkg/", "lib/"): text for name, text in SCALED.items()}  # the same package as `lib`
+    async with editor_of_folders(tmp_path, {"first": {"train.py": BREAKING}, "second": SCALED}) as client:
+        # the second folder's helper is compiled by a file of that folder the editor never opened
+        helpers = open_doc(client, "second/pkg/helpers.py")
+        assert codes(await diagnostics(client, helpers, 1)) == [("BRK102", 2)]
+        train = open_doc(client, "first/train.py")
+        assert codes(await diagnostics(client, train, 1)) == [("BRK209", 7)]
+        # an unsaved edit in the second folder's model stops compiling its helper
+        model = open_doc(client, "second/pkg/model.py")
+        await diagnostics(client, model, 1)
+        change_doc(client, model, (tmp_path / "second/pkg/model.py").read_text().replace("@torch.compile\n", ""), 2)
+        assert await diagnostics(client, helpers, 1) == []
+        # a folder added to the workspace is a project of its own too
+        (tmp_path / "third").mkdir()
+        write(tmp_path / "third", other)
+        client.workspace_did_change_workspace_folders(types.DidChangeWorkspaceFoldersParams(
+            event=types.WorkspaceFoldersChangeEvent(
+                added=[types.WorkspaceFolder(uri=(tmp_path / "third").as_uri(), name="third")], removed=[])))
+        added = open_doc(client, "third/lib/helpers.py")
+        assert codes(await diagnostics(client, added, 1)) == [("BRK102", 2)]
 
 
 @pytest.mark.asyncio

@@ -128,6 +128,31 @@ def test_a_cell_that_is_not_python_gives_a_parse_error_at_its_cell(tmp_path):
     assert [(f["rule_id"], f["cell"]) for f in data["findings"]] == [("BRK901", 2)]
 
 
+def test_an_unparsable_cell_is_an_error_at_its_line_and_the_other_cells_are_still_scanned(tmp_path):
+    cells = demo_cells()
+    cells.insert(3, new_code_cell("x = 1\nfor i in range(3)\n    x += i"))  # cell 4: no colon
+    write_notebook(tmp_path / "nb.ipynb", cells)
+    out = breakscan("nb.ipynb", "-f", "json", cwd=tmp_path)
+    found = [(f["rule_id"], f["cell"], f["line"], f["column"]) for f in json.loads(out.stdout)["findings"]]
+    # the helper in cell 3 is still a compile region through `f` in cell 6
+    assert found == [("BRK102", 3, 2, 12), ("BRK901", 4, 2, 18)], out.stdout
+    error = json.loads(out.stdout)["findings"][1]
+    assert error["message"] == ("cannot parse: expected ':' (cell 4 is left out of the scan; the other cells "
+                                "are scanned)") and error["severity"] == "error"
+    assert out.returncode == 1
+
+
+def test_fixing_the_unparsable_cell_clears_its_error_and_scans_it(tmp_path):
+    path = write_notebook(tmp_path / "nb.ipynb", [new_code_cell("import torch"),
+                                                  new_code_cell("@torch.compile\ndef f(x)\n    return x.item()")])
+    before = json.loads(breakscan("nb.ipynb", "-f", "json", cwd=tmp_path).stdout)["findings"]
+    write_notebook(path, [new_code_cell("import torch"),
+                          new_code_cell("@torch.compile\ndef f(x):\n    return x.item()")])
+    after = json.loads(breakscan("nb.ipynb", "-f", "json", cwd=tmp_path).stdout)["findings"]
+    assert [(f["rule_id"], f["cell"], f["line"]) for f in before] == [("BRK901", 2, 2)]
+    assert [(f["rule_id"], f["cell"], f["line"]) for f in after] == [("BRK102", 2, 3)]
+
+
 def test_a_file_that_is_not_a_notebook_is_a_clean_error(tmp_path):
     (tmp_path / "bad.ipynb").write_text("{not json", encoding="utf-8")
     out = breakscan("bad.ipynb", "-f", "json", cwd=tmp_path)

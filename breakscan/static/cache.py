@@ -286,13 +286,17 @@ class Cache:
         """The key of a file's findings; see the module docstring. `extra`: more inputs of the
         file's findings (its regions' Dynamo settings), hashed by repr."""
         if self._types is None or self._types[0] != id(index):
-            self._types = (id(index), _digest(_types_summary(index)))
+            self._types = (id(index), self.types_digest(index))
         if self._rules is None or self._rules[0] != id(rules):
             self._rules = (id(rules), _digest(sorted(
                 (r.id, repr(r.match), r.message, r.severity.value, r.kind.value, r.fix, r.gb_ids, r.silenced_by)
                 for r in rules)))
         own = sorted((r.function.qualname, r.function.occurrence, r.chain) for r in regions)
         return _digest((digest, own, self._types[1], self._rules[1], __version__, self.code, extra))
+
+    def types_digest(self, index) -> str:
+        """The digest of what other files give each file's findings (`_types_summary`)."""
+        return _digest(_types_summary(index))
 
     def get_findings(self, path: str, key: str) -> list | None:
         """Cached findings of `path` under `key`, or None."""
@@ -535,12 +539,15 @@ def _is_corruption(exc: BaseException) -> bool:
 
 def _types_summary(index) -> list:
     """What other files contribute to a file's findings: classes, their attributes, disables."""
+    return [item for name in sorted(index.modules) for item in module_types(name, index.modules[name])]
+
+
+def module_types(name: str, module) -> list:
+    """One module's part of `_types_summary` (`name`: its key in the index)."""
     out = []
-    for name in sorted(index.modules):
-        module = index.modules[name]
-        for cls in module.classes.values():
-            out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
-                        tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
-                        tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
-        out.append((name, tuple(sorted(module.disabled))))
+    for cls in module.classes.values():
+        out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
+                    tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
+                    tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
+    out.append((name, tuple(sorted(module.disabled))))
     return out

@@ -66,6 +66,8 @@ def iter_python_files(paths: Iterable[Path], *, root: Path, exclude: Iterable[st
 
 
 def _excluded(path: Path, root: Path, specs: tuple, is_dir: bool) -> bool:
+    if not any(spec is not None for spec in specs):  # no patterns (no .gitignore): nothing to match
+        return False
     try:
         rel = path.relative_to(root).as_posix()
     except ValueError:

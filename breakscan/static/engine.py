@@ -21,7 +21,7 @@ import threading
 import tokenize
 import traceback
 import warnings
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -32,10 +32,10 @@ from breakscan.catalog import Rule
 from breakscan.findings import Finding, Kind, Severity, Status
 from breakscan.notebook import is_notebook
 from breakscan.static import frames, unsaved
-from breakscan.static.dynamo_settings import (DynamoSettings, SettingsResolver, callee_names, plain_arguments,
-                                              silenced)
+from breakscan.static.dynamo_settings import DynamoSettings, callee_names, plain_arguments, silenced
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
-from breakscan.static.regions import Region, RegionFinder
+from breakscan.static.region_pass import RegionPassFn, compute_regions
+from breakscan.static.regions import Region
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
@@ -117,6 +117,7 @@ class FileIndex:
     digest: str
     info: ModuleInfo | None = None
     error: Finding | None = None
+    left_out: list[Finding] = field(default_factory=list)  # BRK901 for a notebook's unparsable cells
 
 
 def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
@@ -188,6 +189,22 @@ def notebook_source(path: Path, data: bytes) -> bytes | Finding:
         return _error(path, 1, 1, _one_line(f"cannot read notebook: {exc}"))
     except ImportError:
         return _error(path, 1, 1, "cannot read notebook: nbformat is not installed (pip install nbformat)")
+
+
+def left_out_cells(path: Path) -> list[Finding]:
+    """A BRK901 finding for each code cell of notebook `path` that is not Python: its lines are
+    comments in the module (breakscan.notebook.left_out), so the other cells are still scanned.
+    At the cell's module line; reports place it in its cell. [] when it cannot be read."""
+    from breakscan.notebook import NotebookError, read, to_module
+
+    try:
+        module = to_module(read(unsaved.read_bytes(path)))
+    except (OSError, NotebookError, ImportError):
+        return []
+    return [_error(path, cell.first + cell.error.line - 1, cell.error.column,
+                   _one_line(f"{cell.error.message} (cell {cell.index} is left out of the scan; the other cells "
+                             "are scanned)"))
+            for cell in module.cells if cell.error is not None]
 
 
 def _cpython_rejects(path: Path, data: bytes) -> Finding | None:
@@ -302,7 +319,8 @@ def index_file(path: Path) -> FileIndex:
             warnings.simplefilter("ignore")
             tree = ast.parse(data, filename=str(path))
         source = _decode(data, "utf-8")
-        return FileIndex(path, digest, info=run_deep(build_module_info, path, tree, source))
+        return FileIndex(path, digest, info=run_deep(build_module_info, path, tree, source),
+                         left_out=left_out_cells(path) if is_notebook(path) else [])
     except SyntaxError as err:
         message = f"cannot parse: {err.msg}".splitlines()[0]
         return FileIndex(path, digest, error=_error(path, err.lineno or 1, err.offset or 1, message))
@@ -583,7 +601,8 @@ def _stop_pool(pool: ProcessPoolExecutor) -> None:
 def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = "modules",
                verbose: bool = False, jobs: int = 1, cache=None,
                progress: Callable[[int], None] | None = None,
-               dynamo_config: dict | None = None) -> StaticResult:
+               dynamo_config: dict | None = None, region_pass: RegionPassFn | None = None,
+               report_paths: Collection[str] | None = None) -> StaticResult:
     """Scan `files` (absolute paths) with `rules` (already filtered by version and selection).
 
     `dynamo_config` is the checked `[tool.breakscan] dynamo-config` table (Dynamo settings applied
@@ -591,7 +610,11 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     region which findings Dynamo would not break on (breakscan.static.dynamo_settings).
 
     `jobs` worker processes (1: in-process); `cache` a breakscan.static.cache.Cache or None;
-    `progress(n)` is called as files finish (phase B). Returns findings with status
+    `progress(n)` is called as files finish (phase B). `region_pass` computes the compile regions
+    and their settings from the project index (default: region_pass.compute_regions, whole; the
+    language server passes an IncrementalRegions). `report_paths`: when given, the cross-file
+    skipped-frames pass (BRK406/BRK407, and the predictions it drops) works only in these files
+    (str paths; the language server's open documents); the other findings are the same. Returns findings with status
     `predicted` (those a suppression comment covers apart, in `suppressed`); unparsable files give BRK901 error findings and never stop the scan; an
     internal error while checking one file gives a BRK900 finding for that file.
     """
@@ -603,10 +626,9 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
             result.findings.append(entry.error)
         elif entry.info is not None:
             index.add(entry.info)
-    finder = RegionFinder(index, regions_mode)
-    regions = finder.compute()
-    resolver = SettingsResolver(finder, regions, dynamo_config)
-    settings = {key: resolver.for_region(region) for key, region in regions.items()}
+            result.findings.extend(entry.left_out)
+    found = (region_pass or compute_regions)(index, regions_mode, dynamo_config)
+    finder, regions, settings = found.finder, found.regions, found.settings
     result.regions = len(regions)
     by_file: dict[str, list[Region]] = {}
     for region in regions.values():
@@ -645,7 +667,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     # Cross-file, after every file's checks (so never cached per file): frames Dynamo skips after
     # a break it cannot resume from run eagerly; drop their later predictions, flag what they start.
     skip_rules = [r for r in rules if r.match.get("check") in frames.CHECKS]
-    result.findings, started = frames.SkippedFrames(finder, result.findings, settings).apply(result.findings, skip_rules)
+    result.findings, started = frames.SkippedFrames(finder, result.findings, settings).apply(
+        result.findings, skip_rules, report_paths)
     for f in started:
         (result.suppressed if f.extra.get(SUPPRESSED) else result.findings).append(f)
     result.findings.sort(key=Finding.sort_key)

@@ -33,6 +33,7 @@ breaks they follow from (breakscan.merge judges them only where one of those was
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -233,11 +234,12 @@ class SkippedFrames:
             eager_from = max(earlier) + 1 if earlier else frame.def_line
         return Skip(block, line, eager_from, frozenset(sites))
 
-    def skips(self) -> list[tuple[Region, DefFrame, Skip]]:
-        """Every def frame of the regions that Dynamo gives up on, with where."""
+    def skips(self, paths: Collection[str] | None = None) -> list[tuple[Region, DefFrame, Skip]]:
+        """Every def frame of the regions that Dynamo gives up on, with where; only those of the
+        files `paths` (str) when given."""
         out = []
         for region in self.regions.values():
-            if region.function.occurrence:
+            if region.function.occurrence or (paths is not None and str(region.module.path) not in paths):
                 continue
             for frame in region.function.frames:
                 found = self.skip(region, frame)
@@ -246,11 +248,14 @@ class SkippedFrames:
         return out
 
     # the findings ---------------------------------------------------------------------------------
-    def apply(self, findings: list[Finding], rules: list[Rule]) -> tuple[list[Finding], list[Finding]]:
+    def apply(self, findings: list[Finding], rules: list[Rule],
+              paths: Collection[str] | None = None) -> tuple[list[Finding], list[Finding]]:
         """`findings` without the predicted graph breaks on lines a skipped frame runs eagerly,
         and the new findings of `rules` (BRK406 / BRK407, already filtered for this Python by
-        breakscan.scan.active_rules) for the frames the eager code starts."""
-        skips = self.skips()
+        breakscan.scan.active_rules) for the frames the eager code starts. With `paths` (the
+        language server's open files), only the frames of those files are worked out, and only
+        findings in them are returned as new."""
+        skips = self.skips(paths)
         eager: dict[str, list[tuple[int, int, list[tuple[int, int]]]]] = defaultdict(list)
         for region, frame, found in skips:
             eager[str(region.module.path)].append((found.line, frame.def_end, frame.nested))
@@ -288,6 +293,8 @@ class SkippedFrames:
                     span = _def_span(gen.function, gen_lines)
                     new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
                             for rule in by_check[GENERATOR_CHECK]]
+        if paths is not None:
+            new = [f for f in new if f.path in paths]
         return kept, new
 
     def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
