@@ -321,13 +321,14 @@ def test_a_default_run_over_files_without_examples_imports_no_torch_and_no_dynam
 
 def test_a_cold_run_of_a_few_files_loads_no_process_pool_and_exits_cleanly(tmp_path):
     # A process pool starts from engine.PARALLEL_MIN_FILES files: below that, multiprocessing and
-    # concurrent.futures are never imported (about 0.01 CPU s of a one-file run). The heap frozen
-    # at exit (cli.main) must keep the report whole and the cache's rows committed.
+    # concurrent.futures are never imported (about 0.01 CPU s of a one-file run), nor tempfile
+    # (`--fix` writes through it). The heap frozen at exit (cli.main) must keep the report whole
+    # and the cache's rows committed.
     write_files(tmp_path, FILES)
     probe = ("import sys\nfrom breakscan.cli import main\n"
              "sys.argv = ['breakscan', '--no-dynamic', 'pkg/model.py', 'pkg/layers.py']\n"
              "try:\n    main()\nfinally:\n"
-             "    print(sorted(m for m in ('multiprocessing', 'concurrent.futures') if m in sys.modules),"
+             "    print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'tempfile') if m in sys.modules),"
              " file=sys.stderr)")
     env = {**os.environ, "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
     cold = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
