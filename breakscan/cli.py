@@ -651,7 +651,7 @@ def _signal_name(signum: int) -> str:
 # Cyclic-GC thresholds for a run (CPython's default: 700, 10, 10). A run allocates millions of
 # objects that reference counting frees (parse trees are acyclic), and the default collects the
 # young generations every 700 allocations and walks the whole heap (libcst's node classes, the
-# trees) every 70,000: about 5% of a one-file run, 0.02 CPU s (bench/static_speed.py).
+# trees) every 70,000: about 5% of a one-file run, 0.02 CPU s (README "Speed").
 RUN_GC_THRESHOLDS = (50_000, 50, 100)
 
 
