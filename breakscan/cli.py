@@ -636,6 +636,7 @@ def server_command(
         raise fail("`breakscan server` needs pygls: pip install 'breakscan[lsp]'")
     from breakscan.lsp import serve
 
+    gc.set_threshold(*DEFAULT_GC_THRESHOLDS)  # a server lives for hours: collect cycles as CPython does
     serve()
 
 
@@ -653,6 +654,7 @@ def _signal_name(signum: int) -> str:
 # young generations every 700 allocations and walks the whole heap (libcst's node classes, the
 # trees) every 70,000: about 5% of a one-file run, 0.02 CPU s (README "Speed").
 RUN_GC_THRESHOLDS = (50_000, 50, 100)
+DEFAULT_GC_THRESHOLDS = gc.get_threshold()  # the interpreter's own, read before main() sets ours
 
 
 def main() -> None:
