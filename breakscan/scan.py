@@ -8,7 +8,6 @@ import os
 import re
 import sys
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,6 +176,8 @@ def run_dynamic_targets(targets: list[tuple[Path, str | None]], config: Config, 
         return run_dynamic_many([targets[i] for i in share], project_root=root, device=config.device,
                                 timeout=config.timeout, backend=config.backend, progress=progress, stop=stop,
                                 dynamo_config=config.dynamo_config)
+
+    from concurrent.futures import ThreadPoolExecutor
 
     results: dict[int, object] = {}
     with ThreadPoolExecutor(max_workers=n) as pool:

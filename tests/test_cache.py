@@ -319,6 +319,28 @@ def test_a_default_run_over_files_without_examples_imports_no_torch_and_no_dynam
     assert run.stderr.strip().splitlines()[-1] == "[]", run.stderr
 
 
+def test_a_cold_run_of_a_few_files_loads_no_process_pool_and_exits_cleanly(tmp_path):
+    # A process pool starts from engine.PARALLEL_MIN_FILES files: below that, multiprocessing and
+    # concurrent.futures are never imported (about 0.01 CPU s of a one-file run), nor tempfile
+    # (`--fix` writes through it). The heap frozen at exit (cli.main) must keep the report whole
+    # and the cache's rows committed.
+    write_files(tmp_path, FILES)
+    probe = ("import sys\nfrom breakscan.cli import main\n"
+             "sys.argv = ['breakscan', '--no-dynamic', 'pkg/model.py', 'pkg/layers.py']\n"
+             "try:\n    main()\nfinally:\n"
+             "    print(sorted(m for m in ('multiprocessing', 'concurrent.futures', 'tempfile') if m in sys.modules),"
+             " file=sys.stderr)")
+    env = {**os.environ, "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache"), "PYTHONPATH": str(ROOT)}
+    cold = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert cold.returncode == 1, cold.stderr
+    assert "BRK102" in cold.stdout and "BRK201" in cold.stdout and "[*]" in cold.stdout, cold.stdout
+    assert cold.stderr.strip().splitlines()[-1] == "[]", cold.stderr
+    rows = Cache(tmp_path / "cache").stats()
+    assert rows["indexes"] == 2 and rows["checks"] == 2 and rows["fixes"] >= 1, rows
+    warm = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert warm.stdout == cold.stdout
+
+
 def test_the_old_whole_project_pickles_are_removed_when_the_database_is_made(tmp_path):
     old = tmp_path / "cache" / "0123456789abcdef0123.pickle"
     old.parent.mkdir()

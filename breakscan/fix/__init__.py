@@ -10,10 +10,8 @@ fixable finding its `Rewrite` (whole-line edits; SARIF `fixes` carry the same);
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
-import tempfile
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -147,6 +145,8 @@ def plan_fixes(findings: list[Finding], unsafe: bool = False) -> list[FileFix]:
 
 def unified_diff(fix: FileFix, root: Path | None) -> str:
     """`--diff` output for one file: a unified diff with `a/` and `b/` paths relative to root."""
+    import difflib  # here, as tempfile in write_fix: a report's `[*]` markers need neither
+
     name = relative_path(str(fix.path), root)
     lines = difflib.unified_diff(fix.old.splitlines(keepends=True), fix.new.splitlines(keepends=True),
                                  fromfile=f"a/{name}", tofile=f"b/{name}")
@@ -161,6 +161,8 @@ def write_fix(fix: FileFix) -> bool:
     outputs, metadata and cell ids kept); False, and nothing written, when an edit would leave
     its cell or touch an IPython line there.
     """
+    import tempfile
+
     from breakscan.fix import source
     from breakscan.notebook import fixed_notebook, is_notebook
 

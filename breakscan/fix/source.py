@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import CodeRange, MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from breakscan.findings import Edit, Finding
 from breakscan.static.engine import parsed_again
@@ -26,9 +26,9 @@ _NEWLINE = re.compile(r"\r\n|\r|\n")
 
 @dataclass
 class SourceFile:
-    """A parsed file whose node positions and parents are resolved per top-level statement,
-    on demand: PositionProvider code-generates what it covers, and a finding needs only the
-    statement (class, function) that holds it."""
+    """A parsed file whose node positions (libcst's PositionProvider) and parents (`parents_under`)
+    are resolved per top-level statement, on demand: PositionProvider code-generates what it
+    covers, and a finding needs only the statement (class, function) that holds it."""
 
     path: Path
     data: bytes
@@ -70,16 +70,16 @@ class SourceFile:
                 return
             if self._lines is None:
                 self._lines = file_lines(self.text)
-            got = resolve_alone(self.module, stmt, first, last, self._lines, (PositionProvider, ParentNodeProvider))
+            got = resolve_alone(self.module, stmt, first, last, self._lines, (PositionProvider,))
             if got is not None:
                 self._done.add(key)
                 meta, shift, min_line = got
-                self._add(meta, shift, min_line)
+                self._add(meta[PositionProvider], parents_under(stmt), shift, min_line)
                 self.parents[stmt] = parent
                 return
         self._done.add(-1)
-        self._add(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve_many(
-            [PositionProvider, ParentNodeProvider]), 0, 1)
+        positions = MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider)
+        self._add(positions, parents_under(self.module), 0, 1)
 
     def _part(self, i: int, line: int) -> tuple[object, cst.BaseStatement, tuple[int, int], cst.CSTNode]:
         """(done key, statement, its lines, its parent) for `line` in top-level statement `i`:
@@ -92,18 +92,18 @@ class SourceFile:
                 return (i, j), top.body.body[j], (first, last), top.body
         return i, top, self.tops[i], self.module
 
-    def _add(self, meta: dict, shift: int, min_line: int) -> None:
+    def _add(self, positions: dict, parents: dict, shift: int, min_line: int) -> None:
         """Record positions (moved down `shift` lines) and parents of the nodes that start at or
         below generated line `min_line` (the statement's own, not a wrapper's)."""
-        for node, r in meta[PositionProvider].items():
+        for node, r in positions.items():
             if r.start.line < min_line:
                 continue
             moved = CodeRange((r.start.line + shift, r.start.column), (r.end.line + shift, r.end.column))
             self.positions[node] = moved
             self._by_start.setdefault((moved.start.line, moved.start.column), []).append(node)
-        for node, parent in meta[ParentNodeProvider].items():
+        for node, parent in parents.items():
             if node in self.positions:
-                self.parents[node] = self.module if isinstance(parent, cst.Module) else parent
+                self.parents[node] = parent
 
     def node_at(self, finding: Finding, kind: type | tuple[type, ...]) -> cst.CSTNode | None:
         """The node of type `kind` that a finding points at (its start, and end when known).
@@ -180,6 +180,34 @@ class SourceFile:
         if self._line_starts is None:
             self._line_starts = line_starts(self.text)
         return self._line_starts
+
+
+class _ParentCollector(cst.CSTVisitor):
+    """Records each visited node's parent: the enclosing node on the walk's stack."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.parents: dict[cst.CSTNode, cst.CSTNode] = {}
+        self._stack: list[cst.CSTNode] = []
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        if self._stack:
+            self.parents[node] = self._stack[-1]
+        self._stack.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        self._stack.pop()
+
+
+def parents_under(root: cst.CSTNode) -> dict[cst.CSTNode, cst.CSTNode]:
+    """The parent of every node below `root` (`root` itself has none here): the map libcst's
+    ParentNodeProvider gives, from one walk. The provider, resolved through a MetadataWrapper,
+    costs about 6 times as much on one class member (its batched visitor collects the visitor's
+    methods with `inspect` for each wrapper, and it asks each node for its children again)."""
+    collector = _ParentCollector()
+    root.visit(collector)
+    return collector.parents
 
 
 def load(path: Path) -> SourceFile | None:

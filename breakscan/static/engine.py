@@ -12,7 +12,6 @@ import ast
 import gc
 import hashlib
 import io
-import multiprocessing
 import os
 import signal
 import stat
@@ -23,7 +22,6 @@ import traceback
 import warnings
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,6 +38,7 @@ from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
     import libcst as cst  # a run whose findings all come from the cache never loads them (0.2 s)
+    from concurrent.futures import ProcessPoolExecutor  # a pool only from PARALLEL_MIN_FILES files on
 
     from breakscan.static.checks import RuleIndex
 
@@ -101,7 +100,8 @@ def parsed_again(path: Path) -> _Parsed | Finding:
 
 
 def _remember(parsed: _Parsed) -> None:
-    if multiprocessing.parent_process() is not None:
+    mp = sys.modules.get("multiprocessing")  # never imported: not a pool worker
+    if mp is not None and mp.parent_process() is not None:
         return
     _RECENT.pop(parsed.path, None)
     _RECENT[parsed.path] = parsed
@@ -520,6 +520,9 @@ def _check_one(path: Path) -> tuple[Path, list[Finding]]:
 
 
 def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
     methods = multiprocessing.get_all_start_methods()
     context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     if context.get_start_method() == "fork":
