@@ -201,7 +201,7 @@ def main() -> int:
     sample_list = tmp / "sample.txt"
     sample_list.write_text("\n".join(sample))
     py = sys.executable
-    subprocess.run([py, "-m", "compileall", "-q", str(ROOT / "breakscan")], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run([py, "-m", "compileall", "-q", "-f", str(ROOT / "breakscan")], check=True, stdout=subprocess.DEVNULL)
     fresh, polluted = tmp / "fresh", tmp / "polluted"
     started = time.perf_counter()
     # In a child: a parent grown by 30,000 rows would pass its peak RSS on to every command it forks.
