@@ -534,7 +534,8 @@ def _is_corruption(exc: BaseException) -> bool:
 
 
 def _types_summary(index) -> list:
-    """What other files contribute to a file's findings: classes, their attributes, disables."""
+    """What other files contribute to a file's findings: classes, their attributes, disables,
+    functions' return annotations."""
     out = []
     for name in sorted(index.modules):
         module = index.modules[name]
@@ -542,5 +543,9 @@ def _types_summary(index) -> list:
             out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
                         tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
                         tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
-        out.append((name, tuple(sorted(module.disabled))))
+        out.append((name, tuple(sorted(module.disabled)),
+                    # return annotations: a caller's inferred kinds take them (call_sites._annotated_return)
+                    tuple(sorted((f.qualname, f.returns) for f in module.functions.values() if f.returns)),
+                    tuple(sorted((f.qualname, f.returns) for c in module.classes.values()
+                                 for f in c.methods.values() if f.returns))))
     return out

@@ -130,6 +130,7 @@ class FunctionInfo:
     try_frames: list[TryFrame] = field(default_factory=list)  # this def and its nested defs
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
 
 
 @dataclass
@@ -355,7 +356,8 @@ class _Indexer:
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset,
-                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
+                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
+                          returns=ast.unparse(node.returns) if node.returns is not None else "")
         if _collect_calls(self.info, fn, node.body, self):
             fn.try_frames = try_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name

@@ -146,6 +146,26 @@ def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
     return None
 
 
+def annotation_elements(ann: cst.BaseExpression | None) -> list[T] | None:
+    """Element kinds of a fixed-length tuple annotation (`Tuple[Tensor, Optional[Tensor]]`,
+    `tuple[Tensor, int]`), one per element (UNKNOWN where the element's annotation says nothing
+    known); None for anything else (`Tuple[Tensor, ...]`, a list, a bare name)."""
+    if isinstance(ann, cst.SimpleString):
+        text = ann.evaluated_value
+        try:
+            ann = cst.parse_expression(text) if isinstance(text, str) else None
+        except cst.ParserSyntaxError:
+            return None
+    if not isinstance(ann, cst.Subscript) or (dotted_name(ann.value) or "").rsplit(".", 1)[-1] not in ("Tuple", "tuple"):
+        return None
+    kinds: list[T] = []
+    for element in ann.slice:
+        if not isinstance(element.slice, cst.Index) or isinstance(element.slice.value, cst.Ellipsis):
+            return None
+        kinds.append(annotation_kind(element.slice.value) or T.UNKNOWN)
+    return kinds
+
+
 class TypeEnv:
     """Kinds of names in one function scope (a child scope sees its parent's names).
 
