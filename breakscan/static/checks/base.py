@@ -32,6 +32,10 @@ class CheckBase(Binder):
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
     _fresh: list[set[str]]
+    _guessed: list[set[str]]
+
+    def _only_guessed(self, expr: cst.BaseExpression) -> bool:  # RegionVisitor's
+        raise NotImplementedError
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:

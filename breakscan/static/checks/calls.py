@@ -70,7 +70,7 @@ class CallChecks(CheckBase):
             self._emit_check("scalar-conversion", node)
         elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("tensor-str", node)
-        elif qual == "range" and any(self.env.is_tensor(a) for a in args):
+        elif qual == "range" and any(self.env.is_tensor(a) and not self._only_guessed(a) for a in args):
             self._emit_check("tensor-range", node)
         elif qual == "next" and args and self._is_passed_in(args[0]):
             self._emit_check("next-on-argument", node)
@@ -119,7 +119,7 @@ class CallChecks(CheckBase):
                       if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value])
             # Only a size computed in this graph breaks; an input of the graph is a size Dynamo
             # reads at entry (checked on 2.13 with backend "eager"; Inductor fails on both, GB0219).
-            if any(self.env.is_tensor(v) and self._computes(v) for v in values):
+            if any(self.env.is_tensor(v) and self._computes(v) and not self._only_guessed(v) for v in values):
                 self._emit_check("tensor-size-argument", node)
                 return
 

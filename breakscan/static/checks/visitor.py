@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from breakscan.static.checks.binding import all_params
+from breakscan.static.checks.binding import all_params, param_kind
 from breakscan.static.checks.call_sites import CallSiteInference, ProjectCallers
 from breakscan.static.checks.calls import CallChecks
 from breakscan.static.checks.control_flow import ControlFlowChecks
@@ -52,6 +52,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._init_inference(functions or {}, source, project_callers)
         self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
         self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
+        self._guessed: list[set[str]] = []  # per scope: tensors only by the root-parameter convention
         self._breaks = 0  # graph-break hits emitted so far
         self.info = info
         self.index = index
@@ -84,6 +85,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._stack.append((self.env, self.region))
         self._computed.append({})
         self._fresh.append(set())
+        self._guessed.append(set())
         region = self.regions.get(id(node))
         if region is not None:
             self.region = region
@@ -96,7 +98,19 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
             self.env, self.region = None, None
             return True
         self._note_params(node, region)
+        self._note_guessed(node, region)
         return True
+
+    def _note_guessed(self, node: cst.FunctionDef, region: Region | None) -> None:
+        """The parameters a compiled root or `forward` takes as tensors by convention alone
+        (unannotated, binding.param_kind): the first values of `_only_guessed`."""
+        if region is None or self.env is None or not (len(region.chain) <= 1 or node.name.value == "forward"):
+            return
+        for param in all_params(node):
+            name = param.name.value
+            if (param.annotation is None and param_kind(param, True) in TENSORISH
+                    and param_kind(param, False) not in TENSORISH and self.env.lookup(name) in TENSORISH):
+                self._guessed[-1].add(name)
 
     def _note_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         params = all_params(node)
@@ -119,6 +133,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self.env, self.region = self._stack.pop()
         self._computed.pop()
         self._fresh.pop()
+        self._guessed.pop()
         if self._params:
             self._params.pop()
             self._scalar_params.pop()
@@ -164,12 +179,34 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 self._fresh[-1].add(name)
             else:
                 self._fresh[-1].discard(name)
+            if value is not None and not augmented and self._only_guessed(value):
+                self._guessed[-1].add(name)
+            else:
+                self._guessed[-1].discard(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
             pairs = (isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements)
                      and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)))
             for i, element in enumerate(target.elements):
                 inner = value.elements[i].value if pairs else value  # type: ignore[union-attr]
                 self._track(element.value, inner, augmented)
+
+    def _only_guessed(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a tensor only because a root's unannotated parameter was taken for one
+        (`forward(self, i, j)`: `j - i`, `height * width` after `height, width = dims`): every
+        tensor operand derives from such a parameter. A size argument (BRK108) or `range()` bound
+        (BRK107) built from it is not flagged: the code uses the value as an int, which the
+        convention only guessed was a tensor (x_transformers' `arange(j - i, j)` on ints)."""
+        assert self.env is not None
+        if isinstance(expr, cst.Name):
+            return any(expr.value in scope for scope in self._guessed)
+        if isinstance(expr, cst.Subscript):
+            return self._only_guessed(expr.value)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._only_guessed(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            sides = [side for side in (expr.left, expr.right) if self.env.kind(side) in TENSORISH]
+            return bool(sides) and all(self._only_guessed(side) for side in sides)
+        return False
 
     def _is_fresh(self, value: cst.BaseExpression) -> bool:
         """A tensor that does not require grad, made here: a torch factory call (`torch.zeros`,
