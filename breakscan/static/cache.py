@@ -39,6 +39,7 @@ from typing import Any
 
 from breakscan import __version__
 from breakscan.static import unsaved
+from breakscan.static.torch_data import python_value_returns
 
 FORMAT = 2  # schema version: the database file's name
 DEFAULT_MAX_MB = 512
@@ -290,7 +291,7 @@ class Cache:
         if self._rules is None or self._rules[0] != id(rules):
             self._rules = (id(rules), _digest(sorted(
                 (r.id, repr(r.match), r.message, r.severity.value, r.kind.value, r.fix, r.gb_ids, r.silenced_by)
-                for r in rules)))
+                for r in rules) + [sorted(python_value_returns())]))  # data the inference reads
         own = sorted((r.function.qualname, r.function.occurrence, r.chain) for r in regions)
         return _digest((digest, own, self._types[1], self._rules[1], __version__, self.code, extra))
 
