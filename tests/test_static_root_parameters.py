@@ -1,6 +1,8 @@
-"""An unannotated parameter of `forward` is taken for a tensor by convention; used as a size
-(`torch.arange(j - i, j)`, `view(b, h * w, c)`, `range(n)`) it is not flagged, since the code
-itself uses it as an int. A size computed from a known tensor still is.
+"""An unannotated parameter of `forward` is taken for a tensor by convention; a size computed
+from it (`torch.arange(j - i, j)`, `view(b, h * w, c)`) is not flagged when the function never
+uses the parameter as a tensor (no attribute or method of it is read), since the code itself uses
+it as an int. A size computed from a known tensor, or from a parameter whose `.max()` the
+function calls, still is.
 
 Each test writes a user's package into a fresh directory and runs the CLI as a user does.
 Measured on torch 2.13 (backend "eager"): a submodule's `forward(self, i, j)` called with the

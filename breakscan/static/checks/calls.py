@@ -70,7 +70,7 @@ class CallChecks(CheckBase):
             self._emit_check("scalar-conversion", node)
         elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("tensor-str", node)
-        elif qual == "range" and any(self.env.is_tensor(a) and not self._only_guessed(a) for a in args):
+        elif qual == "range" and any(self.env.is_tensor(a) for a in args):
             self._emit_check("tensor-range", node)
         elif qual == "next" and args and self._is_passed_in(args[0]):
             self._emit_check("next-on-argument", node)
