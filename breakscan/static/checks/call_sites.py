@@ -188,6 +188,7 @@ class CallSiteInference(CheckBase):
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
         self._annotations: dict[str, tuple[T, list[T] | None]] = {}  # return annotation -> kinds
+        self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
@@ -266,24 +267,32 @@ class CallSiteInference(CheckBase):
         The index keeps each function's annotation (FunctionInfo.returns), and the cache's types
         summary holds them, so a caller's findings are re-checked when one changes."""
         func = call.func
-        fn = None
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             cls = self._dispatch[-1] if self._dispatch else (self.region.cls if self.region is not None else None)
-            found = self.index.method(cls.qualname, func.attr.value) if cls is not None else None
-            fn = found[2] if found is not None else None
+            if cls is None:
+                return T.UNKNOWN, None
+            key = (cls.qualname, func.attr.value)
+            if key not in self._callee_returns:
+                found = self.index.method(cls.qualname, func.attr.value)
+                self._callee_returns[key] = found[2].returns if found is not None else ""
         else:
             name = dotted_name(func)
-            hit = self.index.lookup_function(self.info.qualify(name)) if name else None
-            fn = hit[1] if hit is not None else None
-        if fn is None or not fn.returns:
+            if name is None:
+                return T.UNKNOWN, None
+            key = ("", self.info.qualify(name))
+            if key not in self._callee_returns:
+                hit = self.index.lookup_function(key[1])
+                self._callee_returns[key] = hit[1].returns if hit is not None else ""
+        returns = self._callee_returns[key]
+        if not returns:
             return T.UNKNOWN, None
-        if fn.returns not in self._annotations:
+        if returns not in self._annotations:
             try:
-                ann: cst.BaseExpression | None = cst.parse_expression(fn.returns)
+                ann: cst.BaseExpression | None = cst.parse_expression(returns)
             except cst.ParserSyntaxError:
                 ann = None
-            self._annotations[fn.returns] = (annotation_kind(ann) or T.UNKNOWN, annotation_elements(ann))
-        return self._annotations[fn.returns]
+            self._annotations[returns] = (annotation_kind(ann) or T.UNKNOWN, annotation_elements(ann))
+        return self._annotations[returns]
 
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None
