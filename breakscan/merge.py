@@ -2,7 +2,8 @@
 
 Statuses (DESIGN.md): `confirmed` when Dynamo broke on a line a static finding spans;
 `refuted` when Dynamo traced that line without breaking (and, for a conditional finding, traced
-one of the breaks it follows from); `predicted` otherwise; Dynamo-only
+one of the breaks it follows from; a finding behind a test on the same line, `extra["guard_lines"]`,
+is not refuted by those lines: their trace does not show that it ran); `predicted` otherwise; Dynamo-only
 breaks stay `observed` under their graph-break id.
 """
 
@@ -57,8 +58,8 @@ def merge(static: Iterable[Finding], dynamic: Iterable[Finding],
             ordered = same_gb + [m for m in on_line if m not in same_gb]
             out.append(_confirm(pred, [d for _, d in ordered]))
             used.update(id(d) for _, d in on_line)
-        elif any(line in traced.get(key, ()) for line in range(pred.line, last + 1)) \
-                and _condition_traced(pred, traced):
+        elif any(line in traced.get(key, ()) and line not in pred.extra.get("guard_lines", ())
+                 for line in range(pred.line, last + 1)) and _condition_traced(pred, traced):
             out.append(pred.replace(status=Status.REFUTED))
         else:
             out.append(pred)

@@ -7,6 +7,9 @@ Writes, each stamped with the torch version it came from:
   Python names users call for them (`torch.nonzero`, `Tensor.nonzero`, ...). A rule's
   `[match] torch_ops = ["dynamic_output_shape"]` adds those names to its `calls` / `tensor_methods`
   (breakscan/catalog.py).
+  It also lists the `torch.X` Python functions annotated to return a Python value
+  (`python_value_returns`: `torch.seed`, `torch.initial_seed`, ...), which the tensor inference
+  reads (breakscan/static/tensors.py).
 - `rules/data/dynamo-skips.json`: what Dynamo's `torch/_dynamo/trace_rules.py` skips or inlines: the
   builtin and third-party skip lists, torch's module skip/inline lists, the torch functions
   `manual_torch_name_rule_map` marks as skipped or inlined, force-skipped files.
@@ -75,12 +78,39 @@ def python_names(aten: list[str]) -> dict:
     return {"aten": aten, "calls": sorted(calls), "tensor_methods": sorted(methods), "not_by_name": skipped}
 
 
+# Return annotations that name a Python value (not a tensor, a tuple of them, or anything).
+PYTHON_VALUE_ANNOTATIONS = {"int", "bool", "str", "float", "None", "TypeGuard", "TypeIs", "torch.device",
+                            "torch.dtype", "Generator", "torch._C.Generator | None"}
+
+
+def python_value_returns() -> list[str]:
+    """`torch.X` Python functions whose return annotation is a Python value (`torch.seed() -> int`),
+    read with inspect from the installed torch: the static pass takes their results for Python
+    values, not tensors (breakscan.static.tensors)."""
+    import inspect
+
+    found = []
+    for name in dir(torch):
+        obj = getattr(torch, name, None)
+        if name.startswith("_") or not inspect.isfunction(obj):
+            continue
+        try:
+            ann = inspect.signature(obj).return_annotation
+        except (TypeError, ValueError):
+            continue
+        text = ann if isinstance(ann, str) else getattr(ann, "__name__", None) or str(ann)
+        if str(text) in PYTHON_VALUE_ANNOTATIONS:
+            found.append(f"torch.{name}")
+    return sorted(found)
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",
         "tags": {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS},
+        "python_value_returns": python_value_returns(),
     }
 
 

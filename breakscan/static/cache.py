@@ -39,6 +39,7 @@ from typing import Any
 
 from breakscan import __version__
 from breakscan.static import unsaved
+from breakscan.static.torch_data import python_value_returns
 
 FORMAT = 2  # schema version: the database file's name
 DEFAULT_MAX_MB = 512
@@ -290,7 +291,7 @@ class Cache:
         if self._rules is None or self._rules[0] != id(rules):
             self._rules = (id(rules), _digest(sorted(
                 (r.id, repr(r.match), r.message, r.severity.value, r.kind.value, r.fix, r.gb_ids, r.silenced_by)
-                for r in rules)))
+                for r in rules) + [sorted(python_value_returns())]))  # data the inference reads
         own = sorted((r.function.qualname, r.function.occurrence, r.chain) for r in regions)
         return _digest((digest, own, self._types[1], self._rules[1], __version__, self.code, extra))
 
@@ -538,7 +539,8 @@ def _is_corruption(exc: BaseException) -> bool:
 
 
 def _types_summary(index) -> list:
-    """What other files contribute to a file's findings: classes, their attributes, disables."""
+    """What other files contribute to a file's findings: classes, their attributes, disables,
+    functions' return annotations."""
     return [item for name in sorted(index.modules) for item in module_types(name, index.modules[name])]
 
 
@@ -549,5 +551,9 @@ def module_types(name: str, module) -> list:
         out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
                     tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
                     tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
-    out.append((name, tuple(sorted(module.disabled))))
+    out.append((name, tuple(sorted(module.disabled)),
+                # return annotations: a caller's inferred kinds take them (call_sites._annotated_return)
+                tuple(sorted((f.qualname, f.returns) for f in module.functions.values() if f.returns)),
+                tuple(sorted((f.qualname, f.returns) for c in module.classes.values()
+                             for f in c.methods.values() if f.returns))))
     return out

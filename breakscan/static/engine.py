@@ -411,8 +411,11 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
     if not visitor.hits:
         return errors
-    spans = Locator(item.module, item.source).spans(
-        [(h.node, h.function, _extent(h.region)) for h in visitor.hits])
+    locator = Locator(item.module, item.source)
+    spans = locator.spans([(h.node, h.function, _extent(h.region)) for h in visitor.hits])
+    guarded = [h for h in visitor.hits if h.guard is not None]
+    guard_spans = ({id(h): span for h, span in zip(guarded, locator.spans(
+        [(h.guard, h.function, _extent(h.region)) for h in guarded]))} if guarded else {})
     lines = source_lines(item.source)
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()
@@ -433,12 +436,17 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         if dynamo.fullgraph and hit.rule.kind is Kind.GRAPH_BREAK:
             message += FULLGRAPH_NOTE
             severity = Severity.ERROR
+        extra: dict = {SUPPRESSED: True} if suppressed else {}
+        guard = guard_spans.get(id(hit))
+        if guard is not None and guard.line <= span.line <= guard.end_line:
+            # Behind a test on its own line: Dynamo tracing that line does not show that it ran.
+            extra["guard_lines"] = list(range(guard.line, guard.end_line + 1))
         findings.append(Finding(
             rule_id=hit.rule.id, kind=hit.rule.kind, path=str(item.path), line=span.line,
             column=span.column, end_line=span.end_line, end_column=span.end_column,
             message=message, severity=severity,
             status=Status.PREDICTED, fix=hit.rule.fix, gb_ids=hit.rule.gb_ids,
-            chain=hit.region.chain, code=short, extra={SUPPRESSED: True} if suppressed else {},
+            chain=hit.region.chain, code=short, extra=extra,
         ))
     return errors + findings
 

@@ -151,6 +151,7 @@ class FunctionInfo:
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
+    returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
 
 
 @dataclass
@@ -376,7 +377,8 @@ class _Indexer:
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset,
-                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)])
+                          params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
+                          returns=ast.unparse(node.returns) if node.returns is not None else "")
         fn.def_line = node.lineno
         blocks, yields = _collect_calls(self.info, fn, node.body, self)
         if yields:  # in this def or a nested one: only its own make it a generator

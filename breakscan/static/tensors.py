@@ -13,6 +13,7 @@ import libcst as cst
 
 from breakscan.static.index import ModuleInfo
 from breakscan.static.syntax import dotted_name
+from breakscan.static.torch_data import python_value_returns
 
 
 class T(Enum):
@@ -67,6 +68,8 @@ TORCH_NON_TENSOR_PREFIXES = ("torch.cuda.", "torch.jit.", "torch.backends.", "to
                              "torch.testing.", "torch.fx.", "torch.overrides.", "torch.autograd.",
                              "torch.library.", "torch.ops.", "torch.export.", "torch.onnx.",
                              "torch.mps.", "torch.xpu.", "torch.accelerator.", "torch.amp.")
+
+
 # torch.is_*, torch.are_*, torch.get_* query state or metadata (get_rng_state is the one tensor).
 TORCH_STATE_QUERIES = ("torch.is_", "torch.are_", "torch.get_")
 TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split", "torch.meshgrid",
@@ -144,6 +147,26 @@ def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
     if name in SCALAR_ANNOTATIONS or name == "None":
         return T.SCALAR
     return None
+
+
+def annotation_elements(ann: cst.BaseExpression | None) -> list[T] | None:
+    """Element kinds of a fixed-length tuple annotation (`Tuple[Tensor, Optional[Tensor]]`,
+    `tuple[Tensor, int]`), one per element (UNKNOWN where the element's annotation says nothing
+    known); None for anything else (`Tuple[Tensor, ...]`, a list, a bare name)."""
+    if isinstance(ann, cst.SimpleString):
+        text = ann.evaluated_value
+        try:
+            ann = cst.parse_expression(text) if isinstance(text, str) else None
+        except cst.ParserSyntaxError:
+            return None
+    if not isinstance(ann, cst.Subscript) or (dotted_name(ann.value) or "").rsplit(".", 1)[-1] not in ("Tuple", "tuple"):
+        return None
+    kinds: list[T] = []
+    for element in ann.slice:
+        if not isinstance(element.slice, cst.Index) or isinstance(element.slice.value, cst.Ellipsis):
+            return None
+        kinds.append(annotation_kind(element.slice.value) or T.UNKNOWN)
+    return kinds
 
 
 class TypeEnv:
@@ -400,7 +423,7 @@ class TypeEnv:
             return T.SHAPE
         if qual.startswith(TORCH_STATE_QUERIES) and qual != "torch.get_rng_state":
             return T.SCALAR  # torch.is_autocast_enabled(), torch.get_autocast_dtype(...)
-        if qual in TORCH_NON_TENSOR or qual.startswith(TORCH_NON_TENSOR_PREFIXES):
+        if qual in TORCH_NON_TENSOR or qual in python_value_returns() or qual.startswith(TORCH_NON_TENSOR_PREFIXES):
             return T.UNKNOWN if qual.startswith("torch.utils.") else T.SCALAR
         if qual in TORCH_SEQ:
             return T.TENSOR_SEQ

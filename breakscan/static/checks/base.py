@@ -32,6 +32,11 @@ class CheckBase(Binder):
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
     _fresh: list[set[str]]
+    _guessed: list[set[str]]
+    _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
+
+    def _only_guessed(self, expr: cst.BaseExpression) -> bool:  # RegionVisitor's
+        raise NotImplementedError
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
@@ -41,7 +46,7 @@ class CheckBase(Binder):
     def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
         assert self.region is not None
         assert self._root is not None
-        self.hits.append(Hit(rule, node, self._root[0], self._root[1]))
+        self.hits.append(Hit(rule, node, self._root[0], self._root[1], self._guards.get(id(node))))
         if rule.kind.value == "graph-break":
             self._breaks += 1
 

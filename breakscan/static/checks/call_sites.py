@@ -17,7 +17,7 @@ from breakscan.static.checks.binding import Binder, ReturnCollector, all_params,
 from breakscan.static.index import ClassInfo, ModuleInfo
 from breakscan.static.regions import Region, RegionKey
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T, TypeEnv
+from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
 
 def _is_private(name: str) -> bool:
@@ -187,6 +187,8 @@ class CallSiteInference(CheckBase):
         self._by_path: dict[str, ModuleInfo] | None = None  # scanned modules by path (_class_at)
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
+        self._annotations: dict[str, tuple[T, list[T] | None]] = {}  # return annotation -> kinds
+        self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
@@ -240,7 +242,7 @@ class CallSiteInference(CheckBase):
         """
         callee = self._callee(call)
         if callee is None:
-            return T.UNKNOWN, None
+            return self._annotated_return(call)
         qualname, cls = callee
         if qualname in self._returns:
             return self._returns[qualname] or T.UNKNOWN, self._tuple_returns.get(qualname)
@@ -256,6 +258,41 @@ class CallSiteInference(CheckBase):
         self._returns[qualname] = kind
         self._tuple_returns[qualname] = elements
         return kind, elements
+
+    def _annotated_return(self, call: cst.Call) -> tuple[T, list[T] | None]:
+        """(kind, tuple element kinds) of a call of a project function or `self` method defined in
+        another file, from its return annotation (`-> Tuple[Tensor, Tensor]`: a tensor pair);
+        (UNKNOWN, None) when it has none, says nothing known, or the callee is not resolved.
+
+        The index keeps each function's annotation (FunctionInfo.returns), and the cache's types
+        summary holds them, so a caller's findings are re-checked when one changes."""
+        func = call.func
+        if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
+            cls = self._dispatch[-1] if self._dispatch else (self.region.cls if self.region is not None else None)
+            if cls is None:
+                return T.UNKNOWN, None
+            key = (cls.qualname, func.attr.value)
+            if key not in self._callee_returns:
+                found = self.index.method(cls.qualname, func.attr.value)
+                self._callee_returns[key] = found[2].returns if found is not None else ""
+        else:
+            name = dotted_name(func)
+            if name is None:
+                return T.UNKNOWN, None
+            key = ("", self.info.qualify(name))
+            if key not in self._callee_returns:
+                hit = self.index.lookup_function(key[1])
+                self._callee_returns[key] = hit[1].returns if hit is not None else ""
+        returns = self._callee_returns[key]
+        if not returns:
+            return T.UNKNOWN, None
+        if returns not in self._annotations:
+            try:
+                ann: cst.BaseExpression | None = cst.parse_expression(returns)
+            except cst.ParserSyntaxError:
+                ann = None
+            self._annotations[returns] = (annotation_kind(ann) or T.UNKNOWN, annotation_elements(ann))
+        return self._annotations[returns]
 
     def _bind_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         assert self.env is not None

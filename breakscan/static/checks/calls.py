@@ -54,6 +54,8 @@ class CallChecks(CheckBase):
                 self._size_arguments(node)
             if meth in HOOK_METHODS and self._is_module_receiver(func.value):
                 self._emit_check("hook-in-forward", node)
+            if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
+                self._emit_check("autograd-duplicate-input", node)
         name = dotted_name(func)
         if name is None:
             return
@@ -81,6 +83,40 @@ class CallChecks(CheckBase):
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+
+    def _duplicate_tensor_argument(self, node: cst.Call) -> bool:
+        """Whether two arguments of `node` are the same name or `self.<attr>` holding a tensor."""
+        assert self.env is not None
+        seen: set[str] = set()
+        for arg in node.args:
+            if arg.star or not isinstance(arg.value, (cst.Name, cst.Attribute)):
+                continue
+            name = dotted_name(arg.value)
+            if name is None or not self.env.is_tensor(arg.value):
+                continue
+            if name in seen:
+                return True
+            seen.add(name)
+        return False
+
+    def _is_autograd_function(self, recv: cst.BaseExpression) -> bool:
+        """Whether `recv` names a class deriving from `torch.autograd.Function` (through project
+        classes: the index's qualified bases)."""
+        name = dotted_name(recv)
+        if name is None:
+            return False
+        qual, depth = self.info.qualify(name), 0
+        pending = [qual]
+        while pending and depth < 20:
+            depth += 1
+            found = self.index.lookup_class(pending.pop())
+            if found is None:
+                continue
+            for base in found[1].bases:
+                if base in ("torch.autograd.Function", "torch.autograd.function.Function"):
+                    return True
+                pending.append(base)
+        return False
 
     def _clears_fresh_grad(self, node: cst.Call) -> bool:
         """`t.requires_grad_(False)` on a local made here without grad (`torch.randn_like(z)`,
@@ -119,7 +155,7 @@ class CallChecks(CheckBase):
                       if isinstance(arg.value, (cst.Tuple, cst.List)) else [arg.value])
             # Only a size computed in this graph breaks; an input of the graph is a size Dynamo
             # reads at entry (checked on 2.13 with backend "eager"; Inductor fails on both, GB0219).
-            if any(self.env.is_tensor(v) and self._computes(v) for v in values):
+            if any(self.env.is_tensor(v) and self._computes(v) and not self._only_guessed(v) for v in values):
                 self._emit_check("tensor-size-argument", node)
                 return
 
@@ -161,5 +197,5 @@ class CallChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
                    "requires-grad-set", "disabled-call", "hook-in-forward", "tensor-size-argument",
-                   "where-one-arg"),
+                   "where-one-arg", "autograd-duplicate-input"),
 }

@@ -6,6 +6,13 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
+from breakscan.static.syntax import dotted_name
+
+
+# Tensor methods that may return the tensor itself (a no-op `.to()`/`.float()`/`.contiguous()`, an
+# in-place `x.add_()`): assigned back to a buffer attribute, the value is still the `nn.Buffer`.
+_MAY_RETURN_SELF = {"to", "type", "type_as", "contiguous", "cpu", "cuda", "float", "double", "half",
+                    "bfloat16", "int", "long", "bool", "byte", "char", "short"}
 
 
 class MutationChecks(CheckBase):
@@ -15,12 +22,22 @@ class MutationChecks(CheckBase):
         self._note_target(node.target)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
-        self._note_target(node.target)
+        # `x[m] -= 1` loads `x[m]` before storing it back: a boolean-mask load, unlike `x[m] = v`
+        # (measured on 2.13: GB0036 at the augmented assignment), so its subscript is not a store.
+        if not isinstance(node.target, cst.Subscript):
+            self._note_target(node.target)
+        if self._is_buffer_attr(node.target):  # `self.b += x` is in place: the value is the buffer
+            self._emit_check("buffer-reassign", node.target)
         if self.region is not None and self._is_numeric_self_attr(node.target):
             self._emit_check("module-counter", node)
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if self.region is None or len(node.targets) != 1:
+        if self.region is None:
+            return
+        for assign_target in node.targets:
+            if self._is_buffer_attr(assign_target.target) and self._may_be_buffer(node.value):
+                self._emit_check("buffer-reassign", assign_target.target)
+        if len(node.targets) != 1:
             return
         target = node.targets[0].target
         if (self._is_numeric_self_attr(target) and isinstance(node.value, cst.BinaryOperation)
@@ -40,13 +57,35 @@ class MutationChecks(CheckBase):
                 self._note_target(element.value)
         elif isinstance(target, cst.Subscript):
             self._stores.add(id(target))
-        elif (self.region is not None and self.region.cls is not None and isinstance(target, cst.Attribute)
-              and isinstance(target.value, cst.Name) and target.value.value == "self"
-              and target.attr.value in self.index.inherited(self.region.cls.qualname, "buffer_attrs")):
-            self._emit_check("buffer-reassign", target)
         elif (self.region is not None and isinstance(target, cst.Attribute)
               and target.attr.value == "requires_grad"):
             self._emit_check("requires-grad-set", target)
+
+    def _is_buffer_attr(self, target: cst.BaseExpression) -> bool:
+        """`self.<attr>` where `__init__` (of the class or a base) bound `<attr>` to `nn.Buffer(...)`."""
+        return (self.region is not None and self.region.cls is not None and isinstance(target, cst.Attribute)
+                and isinstance(target.value, cst.Name) and target.value.value == "self"
+                and target.attr.value in self.index.inherited(self.region.cls.qualname, "buffer_attrs"))
+
+    def _may_be_buffer(self, value: cst.BaseExpression) -> bool:
+        """Whether an assigned value may be an `nn.Buffer` object: `nn.Buffer(...)`, or a buffer
+        attribute through methods that may return their receiver (`_MAY_RETURN_SELF`, in-place
+        `*_` methods). Measured on 2.13: `Module.__setattr__` re-registers such a value and breaks
+        (GB4841); a new tensor (`self.b + x`, `torch.min(self.b, x)`, `.detach()`, a real dtype
+        conversion) is stored without a break, and so is `self.b = self.b`."""
+        if not isinstance(value, cst.Call):
+            return False
+        name = dotted_name(value.func)
+        if name is not None and self.info.qualify(name) in ("torch.nn.Buffer", "torch.nn.parameter.Buffer"):
+            return True
+        func = value.func
+        if not isinstance(func, cst.Attribute):
+            return False
+        meth = func.attr.value
+        if not (meth in _MAY_RETURN_SELF or (meth.endswith("_") and not meth.startswith("_"))):
+            return False
+        recv = func.value
+        return self._is_buffer_attr(recv) or self._may_be_buffer(recv)
 
     def visit_Name(self, node: cst.Name) -> None:
         if (self.region is not None and node.value in self.info.rebound_globals
@@ -56,7 +95,7 @@ class MutationChecks(CheckBase):
 
 # Which checks each visit_ method runs (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_AssignTarget": ("requires-grad-set", "buffer-reassign"),
+    "visit_AssignTarget": ("requires-grad-set",),
     "visit_AugAssign": ("module-counter", "requires-grad-set", "buffer-reassign"),
-    "visit_Assign": ("module-counter",), "visit_Name": ("global-mutable-read",),
+    "visit_Assign": ("module-counter", "buffer-reassign"), "visit_Name": ("global-mutable-read",),
 }

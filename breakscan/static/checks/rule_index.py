@@ -19,6 +19,7 @@ class Hit:
     node: cst.CSTNode
     region: Region  # the region function being walked (the node lies inside it)
     function: cst.FunctionDef  # that function's libcst node
+    guard: cst.BaseExpression | None = None  # the test the node runs behind (`a and <node>`, `<node> if a else b`)
 
 
 class RuleIndex:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from breakscan.static.checks.binding import all_params
+from breakscan.static.checks.binding import all_params, param_kind
 from breakscan.static.checks.call_sites import CallSiteInference, ProjectCallers
 from breakscan.static.checks.calls import CallChecks
 from breakscan.static.checks.control_flow import ControlFlowChecks
@@ -23,7 +23,7 @@ from breakscan.static.index import ModuleInfo, ProjectIndex
 from breakscan.static.regions import Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
 from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
-from breakscan.static.walk import walk
+from breakscan.static.walk import children, iter_nodes, walk
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,9 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._init_inference(functions or {}, source, project_callers)
         self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
         self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
+        self._guessed: list[set[str]] = []  # per scope: tensors only by the root-parameter convention
+        self._unchecked: list[cst.FunctionDef | None] = []  # per scope: parameters not yet checked for use
+        self._guards: dict[int, cst.BaseExpression] = {}  # node id -> the test it runs behind
         self._breaks = 0  # graph-break hits emitted so far
         self.info = info
         self.index = index
@@ -84,6 +87,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._stack.append((self.env, self.region))
         self._computed.append({})
         self._fresh.append(set())
+        self._guessed.append(set())
+        self._unchecked.append(None)
         region = self.regions.get(id(node))
         if region is not None:
             self.region = region
@@ -96,7 +101,35 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
             self.env, self.region = None, None
             return True
         self._note_params(node, region)
+        self._note_guessed(node, region)
         return True
+
+    def _note_guessed(self, node: cst.FunctionDef, region: Region | None) -> None:
+        """The parameters a compiled root or `forward` takes as tensors by convention alone
+        (unannotated, binding.param_kind), unless the body uses one as a tensor (`_check_guessed`):
+        the first values of `_only_guessed`."""
+        if region is None or self.env is None or not (len(region.chain) <= 1 or node.name.value == "forward"):
+            return
+        for param in all_params(node):
+            name = param.name.value
+            if (param.annotation is None and param_kind(param, True) in TENSORISH
+                    and param_kind(param, False) not in TENSORISH and self.env.lookup(name) in TENSORISH):
+                self._guessed[-1].add(name)
+        if self._guessed[-1]:
+            self._unchecked[-1] = node
+
+    def _check_guessed(self, scope: int) -> None:
+        """Drop from scope `scope`'s guessed parameters those its function reads an attribute or
+        method of (`lengths.max()`, `x.shape`): a value used so is a tensor, not an int. Done on
+        first need: most functions never ask."""
+        node = self._unchecked[scope]
+        if node is None:
+            return
+        self._unchecked[scope] = None
+        guessed = self._guessed[scope]
+        for attr in iter_nodes(node.body, cst.Attribute):
+            if isinstance(attr.value, cst.Name) and attr.value.value in guessed:
+                guessed.discard(attr.value.value)
 
     def _note_params(self, node: cst.FunctionDef, region: Region | None) -> None:
         params = all_params(node)
@@ -119,6 +152,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self.env, self.region = self._stack.pop()
         self._computed.pop()
         self._fresh.pop()
+        self._guessed.pop()
+        self._unchecked.pop()
         if self._params:
             self._params.pop()
             self._scalar_params.pop()
@@ -126,6 +161,29 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return self.region is not None
+
+    # code behind a test in one expression -----------------------------------------------------
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        super().visit_BooleanOperation(node)
+        self._guard(node.right, node.left)
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        super().visit_IfExp(node)
+        self._guard(node.body, node.test)
+        self._guard(node.orelse, node.test)
+
+    def _guard(self, operand: cst.CSTNode, test: cst.BaseExpression) -> None:
+        """Note that the nodes of `operand` run only as `test` decides (short-circuit `and`/`or`,
+        a conditional expression). Their findings carry the test (Hit.guard): when they share its
+        line, Dynamo tracing that line does not show that they ran (merge does not refute them).
+        An enclosing test noted first is kept."""
+        if self.region is None:
+            return
+        stack = [operand]
+        while stack:
+            current = stack.pop()
+            self._guards.setdefault(id(current), test)
+            stack.extend(children(current))
 
     # tensors computed in the current graph (BRK108) --------------------------------------------
     def leave_Assign(self, original_node: cst.Assign) -> None:
@@ -164,12 +222,39 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 self._fresh[-1].add(name)
             else:
                 self._fresh[-1].discard(name)
+            if value is not None and not augmented and self._only_guessed(value):
+                self._guessed[-1].add(name)
+            else:
+                self._guessed[-1].discard(name)
         elif isinstance(target, (cst.Tuple, cst.List)):
             pairs = (isinstance(value, (cst.Tuple, cst.List)) and len(value.elements) == len(target.elements)
                      and not any(isinstance(e, cst.StarredElement) for e in (*value.elements, *target.elements)))
             for i, element in enumerate(target.elements):
                 inner = value.elements[i].value if pairs else value  # type: ignore[union-attr]
                 self._track(element.value, inner, augmented)
+
+    def _only_guessed(self, expr: cst.BaseExpression) -> bool:
+        """Whether `expr` is a tensor only because a root's unannotated parameter was taken for one
+        (`forward(self, i, j)`: `j - i`, `height * width` after `height, width = dims`) and the
+        function never uses that parameter as a tensor (`_check_guessed`): every tensor operand
+        derives from such a parameter. A size argument (BRK108) computed from it is not
+        flagged: the code uses the value as an int, which the convention only guessed was a
+        tensor (x_transformers' `arange(j - i, j)` on ints). (`range(n)` of the parameter itself
+        still is, BRK107: the rule's own example.)"""
+        assert self.env is not None
+        if isinstance(expr, cst.Name):
+            for i, scope in enumerate(self._guessed):
+                if expr.value in scope:
+                    self._check_guessed(i)
+            return any(expr.value in scope for scope in self._guessed)
+        if isinstance(expr, cst.Subscript):
+            return self._only_guessed(expr.value)
+        if isinstance(expr, cst.UnaryOperation):
+            return self._only_guessed(expr.expression)
+        if isinstance(expr, cst.BinaryOperation):
+            sides = [side for side in (expr.left, expr.right) if self.env.kind(side) in TENSORISH]
+            return bool(sides) and all(self._only_guessed(side) for side in sides)
+        return False
 
     def _is_fresh(self, value: cst.BaseExpression) -> bool:
         """A tensor that does not require grad, made here: a torch factory call (`torch.zeros`,
