@@ -63,8 +63,9 @@ def compute_regions(index: ProjectIndex, mode: str = "modules", dynamo_config: d
 
 # What the region pass reads of a function beyond its name and decorators: its body's facts.
 BODY_FIELDS = frozenset({"calls", "params", "self_reads"})
-# Where a function is, never what it reaches (read by phase B and the frame pass, from the new index).
-POSITION_FIELDS = frozenset({"line", "end_line", "indent", "def_line", "frames"})
+# Fields the region pass never reads: where a function is, and what only phase B and the frame
+# pass read, from the new index (`returns`: callers' inferred kinds; part of their cache keys).
+POSITION_FIELDS = frozenset({"line", "end_line", "indent", "def_line", "frames", "returns"})
 # Names the region pass looks up without any file mentioning them.
 SPECIAL_NAMES = frozenset({"forward", "__call__", "__init__", "breakscan_examples"})
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
