@@ -625,3 +625,49 @@ def test_under_fullgraph_nothing_runs_eagerly_to_start_frames(tmp_path):
     write_files(tmp_path, {"tag.py": code.format(options=", fullgraph=True")})
     assert located(cli_findings(tmp_path, "tag.py", "--no-dynamic", "--no-cache", "--regions", "explicit")) == {
         ("BRK101", "tag.py", 13)}
+
+
+# A break behind a test on its own line (x_transformers' layer dropout: `random()` runs only in
+# train mode with a positive rate) is a warning of its own, but no cause of a skipped frame: in
+# eval mode Dynamo neither breaks there nor skips the loop, and the generator expression after
+# the loop is traced.
+GUARDED = """\
+    from random import random
+
+    import torch
+    from torch import nn
+
+
+    class Stack(nn.Module):
+        def __init__(self, layer_dropout=0.0):
+            super().__init__()
+            self.layers = nn.ModuleList([nn.Linear(4, 4) for _ in range(2)])
+            self.layer_dropout = layer_dropout
+
+        def forward(self, x):
+            for layer in self.layers:
+                if self.training and self.layer_dropout > 0 and random() < self.layer_dropout:
+                    continue
+                x = layer(x)
+            return tuple(v for v in [x, x * 2] if v is not None)
+
+
+    def breakscan_examples():
+        yield Stack().eval(), (torch.randn(2, 4),)
+"""
+
+
+def test_a_guarded_break_skips_no_frame(tmp_path):
+    write_files(tmp_path, {"stack.py": GUARDED})
+    findings = cli_findings(tmp_path, "stack.py", "--no-dynamic", "--no-cache")
+    # the random() warning and the train/eval recompile note of `self.training`; no BRK407 at line 18
+    assert located(findings) == {("BRK205", "stack.py", 15), ("BRK501", "stack.py", 15)}
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_does_not_skip_the_frame_of_a_guarded_break(tmp_path):
+    write_files(tmp_path, {"stack.py": GUARDED})
+    findings = cli_findings(tmp_path, "stack.py", "--no-cache", "--backend", "eager")
+    # the guarded prediction is not refuted (its call never ran) and nothing else breaks
+    assert break_statuses(findings) == {("BRK205", "stack.py", 15, "predicted")}
