@@ -393,7 +393,7 @@ def _emit(report, catalog, output_format: Format, output: Path | None, color: Co
         console = make_console(color)
         print_report(report, catalog, console, quiet=quiet, verbose=verbose)
         return
-    report.command = ("breakscan", *sys.argv[1:])
+    report.command = ("breakscan", *(_relative_word(word, report.root) for word in sys.argv[1:]))
     text = renderer(output_format.value)(report, catalog)
     if output is not None:
         write_atomic(output, text if text.endswith("\n") else text + "\n")
@@ -655,6 +655,20 @@ def _signal_name(signum: int) -> str:
 # trees) every 70,000: about 5% of a one-file run, 0.02 CPU s (README "Speed").
 RUN_GC_THRESHOLDS = (50_000, 50, 100)
 DEFAULT_GC_THRESHOLDS = gc.get_threshold()  # the interpreter's own, read before main() sets ours
+
+
+def _relative_word(word: str, root: Path) -> str:
+    """A command-line word with an absolute path at or under `root` (alone, or after `--opt=`)
+    written relative to it, as every path in a report is: reports are shared (SARIF uploaded
+    to GitHub) and must not carry the machine's directories."""
+    prefix, _, value = word.rpartition("=") if word.startswith("-") and "=" in word else ("", "", word)
+    if not os.path.isabs(value):
+        return word
+    try:
+        rel = Path(value).resolve().relative_to(root.resolve())
+    except (ValueError, OSError):
+        return word
+    return f"{prefix}={rel.as_posix()}" if prefix else rel.as_posix()
 
 
 def main() -> None:
