@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import libcst as cst
 
 from breakscan.catalog import Rule
@@ -35,8 +37,8 @@ class CheckBase(Binder):
     _guessed: list[set[str]]
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
 
-    def _only_guessed(self, expr: cst.BaseExpression) -> bool:  # RegionVisitor's
-        raise NotImplementedError
+    # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
+    _only_guessed: Callable[[cst.BaseExpression], bool]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
