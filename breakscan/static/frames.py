@@ -32,6 +32,7 @@ breaks they follow from (breakscan.merge judges them only where one of those was
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Collection
 from dataclasses import dataclass
@@ -268,7 +269,7 @@ class SkippedFrames:
         for rule in rules:
             by_check[rule.match.get("check", "")].append(rule)
         new: list[Finding] = []
-        lines_cache: dict[str, list[str]] = {}
+        lines_of = functools.cache(_source_lines)  # each file read once per scan
         flagged: set[RegionKey] = set()
         for region, frame, found in skips:
             if getattr(self.settings.get(region.key), "fullgraph", False):
@@ -281,7 +282,7 @@ class SkippedFrames:
             if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
                 continue
             causes = sorted(found.causes - dropped)
-            lines = lines_cache[path] if path in lines_cache else lines_cache.setdefault(path, _source_lines(path))
+            lines = lines_of(path)
             for check, items in ((CHECK, comps), (GENERATOR_CHECK, gens)):
                 for comp in items:
                     for rule in by_check[check]:
@@ -290,8 +291,7 @@ class SkippedFrames:
                 if gen.key not in flagged:  # one generator frame, flagged once
                     flagged.add(gen.key)
                     gen_path = str(gen.module.path)
-                    gen_lines = lines_cache[gen_path] if gen_path in lines_cache \
-                        else lines_cache.setdefault(gen_path, _source_lines(gen_path))
+                    gen_lines = lines_of(gen_path)
                     span = _def_span(gen.function, gen_lines)
                     new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
                             for rule in by_check[GENERATOR_CHECK]]

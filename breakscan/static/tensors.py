@@ -110,17 +110,24 @@ SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex", "dict",
                       "set", "Callable", "type", "Cache", "DynamicCache", "Dict", "List", "Tuple"}
 
 
-def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
-    """Kind from a parameter annotation: `Tensor`, `Optional[Tensor]`, `Tensor | None`, `int`..."""
-    if ann is None:
-        return None
+def _unquoted(ann: cst.BaseExpression | None) -> cst.BaseExpression | None:
+    """A string annotation (`"Tensor"`) parsed as the expression it holds; None when it does
+    not parse; any other annotation as it is."""
     if isinstance(ann, cst.SimpleString):
         text = ann.evaluated_value
         if isinstance(text, str):
             try:
-                ann = cst.parse_expression(text)
+                return cst.parse_expression(text)
             except cst.ParserSyntaxError:
                 return None
+    return ann
+
+
+def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
+    """Kind from a parameter annotation: `Tensor`, `Optional[Tensor]`, `Tensor | None`, `int`..."""
+    ann = _unquoted(ann)
+    if ann is None:
+        return None
     if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
         kinds = {annotation_kind(ann.left), annotation_kind(ann.right)} - {None}
         return T.TENSOR if T.TENSOR in kinds else (kinds.pop() if len(kinds) == 1 else None)
@@ -153,12 +160,7 @@ def annotation_elements(ann: cst.BaseExpression | None) -> list[T] | None:
     """Element kinds of a fixed-length tuple annotation (`Tuple[Tensor, Optional[Tensor]]`,
     `tuple[Tensor, int]`), one per element (UNKNOWN where the element's annotation says nothing
     known); None for anything else (`Tuple[Tensor, ...]`, a list, a bare name)."""
-    if isinstance(ann, cst.SimpleString):
-        text = ann.evaluated_value
-        try:
-            ann = cst.parse_expression(text) if isinstance(text, str) else None
-        except cst.ParserSyntaxError:
-            return None
+    ann = _unquoted(ann)
     if not isinstance(ann, cst.Subscript) or (dotted_name(ann.value) or "").rsplit(".", 1)[-1] not in ("Tuple", "tuple"):
         return None
     kinds: list[T] = []
