@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import json
 import re
 import warnings
@@ -223,9 +224,17 @@ def load(path: str | Path) -> NotebookModule:
     return to_module(read(Path(path).read_bytes()))
 
 
+@functools.lru_cache(maxsize=8)
+def converted(data: bytes) -> NotebookModule:
+    """Notebook bytes `data` as one module, converted once per content: reading a notebook's
+    module text and its left-out cells during one scan share it. Raises NotebookError; the
+    result is shared, so callers must not change it."""
+    return to_module(read(data))
+
+
 def module_bytes(data: bytes) -> bytes:
     """The module text (UTF-8) of notebook bytes `data`; raises NotebookError."""
-    return to_module(read(data)).source.encode("utf-8")
+    return converted(data).source.encode("utf-8")
 
 
 # --fix -----------------------------------------------------------------------------------------

@@ -195,10 +195,10 @@ def left_out_cells(path: Path) -> list[Finding]:
     """A BRK901 finding for each code cell of notebook `path` that is not Python: its lines are
     comments in the module (breakscan.notebook.left_out), so the other cells are still scanned.
     At the cell's module line; reports place it in its cell. [] when it cannot be read."""
-    from breakscan.notebook import NotebookError, read, to_module
+    from breakscan.notebook import NotebookError, converted
 
     try:
-        module = to_module(read(unsaved.read_bytes(path)))
+        module = converted(unsaved.read_bytes(path))
     except (OSError, NotebookError, ImportError):
         return []
     return [_error(path, cell.first + cell.error.line - 1, cell.error.column,
