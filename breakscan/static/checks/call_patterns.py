@@ -151,7 +151,8 @@ class CallPatternChecks(CheckBase):
             self._emit_check("nested-strided", node)
 
     def _check_message(self, node: cst.Call) -> None:
-        """A message that is not a lambda (GB9840), or a lambda that reads a tensor (GB9158)."""
+        """A message built as a string (GB9840 up to torch 2.13; traced on 2.15), or a lambda that
+        reads a tensor (GB9158)."""
         assert self.env is not None
         msg = _keyword(node, "message") or _keyword(node, "msg")
         args = _positional(node)
@@ -159,12 +160,12 @@ class CallPatternChecks(CheckBase):
         if value is None:
             return
         if _is_text(value):
-            self._emit_check("check-message", node)
+            self._emit_check("check-message-text", node)
         elif isinstance(value, cst.Lambda):
             params = {p.name.value for p in value.params.params}
             if any(n.value not in params and self.env.is_tensor(n) and not self._only_guessed(n)
                    for n in iter_nodes(value.body, cst.Name)):
-                self._emit_check("check-message", node)
+                self._emit_check("check-message-tensor", node)
 
     def _sorts_tensors(self, arg: cst.BaseExpression) -> bool:
         """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059)."""
@@ -175,7 +176,8 @@ class CallPatternChecks(CheckBase):
 
 # Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message",
+    "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
+                   "check-message-tensor",
                    "sort-tensors", "rnn-module-call", "script-module-call"),
     "visit_ClassDef": ("class-in-region",),
 }
