@@ -22,6 +22,10 @@ ONE_HOT = {"torch.nn.functional.one_hot"}
 RNN_CLASSES = {"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"}
 SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "torch.jit.trace_module"}
+GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
+# torch.Generator's methods (all read or reseed RNG state: Dynamo breaks on each, GB7650).
+GENERATOR_METHODS = {"manual_seed", "seed", "initial_seed", "get_state", "set_state", "get_offset",
+                     "set_offset", "graphsafe_get_state", "graphsafe_set_state", "clone_state"}
 
 
 def _keyword(node: cst.Call, name: str) -> cst.Arg | None:
@@ -61,10 +65,15 @@ class CallPatternChecks(CheckBase):
         func = node.func
         if isinstance(func, cst.Attribute):
             self._method_patterns(node, func)
+        passed = _keyword(node, "generator")
+        if passed is not None and self._is_generator_attr(passed.value):
+            self._emit_check("generator-in-region", node)  # GB0055: no proxy for a Generator
         if self._is_shadowed(name):
             return
         qual = self.info.qualify(name)
-        if qual in ONE_HOT:
+        if qual in GENERATOR_CLASSES:
+            self._emit_check("generator-in-region", node)  # GB0363: an opaque object made mid-graph
+        elif qual in ONE_HOT:
             self._one_hot(node)
         elif qual in NESTED_FACTORIES:
             self._nested(node)
@@ -93,6 +102,9 @@ class CallPatternChecks(CheckBase):
         if meth == "sort" and _keyword(node, "key") is None and self.env.kind(func.value) is T.TENSOR_SEQ:
             self._emit_check("sort-tensors", node)
             return
+        if meth in GENERATOR_METHODS and self._is_generator_attr(func.value):
+            self._emit_check("generator-in-region", node)  # GB7650
+            return
         if not (isinstance(func.value, cst.Name) and func.value.value == "self"
                 and self.region is not None and self.region.cls is not None):
             return
@@ -105,6 +117,14 @@ class CallPatternChecks(CheckBase):
             self._emit_check("script-module-call", node)
         elif self._derives_from(built[0], RNN_CLASSES):
             self._emit_check("rnn-module-call", node)
+
+    def _is_generator_attr(self, expr: cst.BaseExpression) -> bool:
+        """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                and self.region is not None and self.region.cls is not None):
+            return False
+        built = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(expr.attr.value)
+        return bool(built) and built[0] in GENERATOR_CLASSES
 
     def _derives_from(self, qual: str, targets: set[str]) -> bool:
         """Whether class `qual` is one of `targets` or derives from one through project classes."""
@@ -178,6 +198,6 @@ class CallPatternChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
-                   "sort-tensors", "rnn-module-call", "script-module-call"),
+                   "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region"),
     "visit_ClassDef": ("class-in-region",),
 }
