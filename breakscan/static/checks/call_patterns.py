@@ -79,6 +79,11 @@ class CallPatternChecks(CheckBase):
             self._nested(node)
         elif qual in CHECK_FUNCTIONS:
             self._check_message(node)
+        elif qual == "torch.repeat_interleave":
+            args = _positional(node)
+            repeats = _keyword(node, "repeats")
+            value = repeats.value if repeats is not None else (args[1] if len(args) > 1 else args[0] if args else None)
+            self._repeat_interleave(node, value)
         elif qual == "sorted":
             args = _positional(node)
             if args and _keyword(node, "key") is None and self._sorts_tensors(args[0]):
@@ -101,6 +106,11 @@ class CallPatternChecks(CheckBase):
         meth = func.attr.value
         if meth == "sort" and _keyword(node, "key") is None and self.env.kind(func.value) is T.TENSOR_SEQ:
             self._emit_check("sort-tensors", node)
+            return
+        if meth == "repeat_interleave" and self.env.is_tensor(func.value):
+            repeats = _keyword(node, "repeats")
+            args = _positional(node)
+            self._repeat_interleave(node, repeats.value if repeats is not None else (args[0] if args else None))
             return
         if meth in GENERATOR_METHODS and self._is_generator_attr(func.value):
             self._emit_check("generator-in-region", node)  # GB7650
@@ -144,6 +154,14 @@ class CallPatternChecks(CheckBase):
     def _is_factory(self, qual: str) -> bool:
         return qual in TORCH_FACTORIES or (qual.startswith("torch.") and qual.endswith("_like")
                                            and qual.count(".") == 1)
+
+    def _repeat_interleave(self, node: cst.Call, repeats: cst.BaseExpression | None) -> None:
+        """Tensor `repeats` and no `output_size=`: the output length is `repeats.sum()` (GB0036).
+        (`torch.repeat_interleave(r)` alone takes `r` as the repeats.)"""
+        assert self.env is not None
+        if (repeats is not None and _keyword(node, "output_size") is None and not any(a.star for a in node.args)
+                and self.env.is_tensor(repeats) and not self._only_guessed(repeats)):
+            self._emit_check("repeat-interleave-tensor", node)
 
     def _one_hot(self, node: cst.Call) -> None:
         """No `num_classes` (or -1): the width is the data's maximum plus one (GB0246; -1 given
@@ -198,6 +216,7 @@ class CallPatternChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
-                   "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region"),
+                   "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
+                   "repeat-interleave-tensor"),
     "visit_ClassDef": ("class-in-region",),
 }
