@@ -91,3 +91,69 @@ def test_dynamo_confirms_the_registry_rule_predictions(tmp_path: Path) -> None:
     write_files(tmp_path, FILES)
     findings = cli_findings(tmp_path, "speech", "--no-cache", "--backend", "eager")
     assert break_statuses(findings) == {(*p, "confirmed") for p in PREDICTED}
+
+
+# A diffusion-style block: hooks registered by the parent, a seeded generator kept on the module,
+# weights swapped through `.data`. Measured on torch 2.13: the child with a backward hook breaks
+# (GB0083), the one with a forward hook does not; `generator=self.gen` breaks (GB0055), a
+# `generator` argument that is None does not; `.data =` on an argument is traced, on a tensor made
+# in the graph it breaks (GB0056); `torch.equal` breaks (GB0033); `repeat_interleave` by a
+# computed tensor breaks (GB0036), by an int it does not.
+BLOCK = {
+    "blocks/__init__.py": "from .unet import Block\n",
+    "blocks/unet.py": """
+        import torch
+        from torch import nn
+
+
+        def keep(module, grad_input, grad_output):
+            return None
+
+
+        def seen(module, args, output):
+            return None
+
+
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.down = nn.Linear(4, 4)
+                self.up = nn.Linear(4, 4)
+                self.down.register_full_backward_hook(keep)
+                self.up.register_forward_hook(seen)
+                self.gen = torch.Generator().manual_seed(0)
+
+            def forward(self, x, shadow, lengths, generator=None):
+                h = self.up(x)
+                shadow.data = h.detach()
+                noise = torch.randn(h.shape, generator=generator)
+                mixed = h + torch.randn(h.shape, generator=self.gen)
+                wide = h.repeat_interleave(2, dim=0)
+                counts = lengths.clamp(min=1)
+                long = torch.repeat_interleave(h, counts, dim=0)
+                same = torch.equal(h, noise)
+                scratch = torch.zeros(4)
+                scratch.data = h[0]
+                return self.down(mixed + noise), wide, long, same, scratch
+
+
+        def breakscan_examples():
+            yield torch.compile(Block()), (torch.randn(2, 4), torch.zeros(2, 4), torch.tensor([1, 2]))
+    """,
+}
+BLOCK_PREDICTED = {("BRK236", "unet.py", 27), ("BRK238", "unet.py", 30), ("BRK237", "unet.py", 31),
+                   ("BRK307", "unet.py", 33), ("BRK308", "unet.py", 34)}
+
+
+def test_hooks_generators_and_data_swaps_are_told_apart(tmp_path: Path) -> None:
+    write_files(tmp_path, BLOCK)
+    findings = cli_findings(tmp_path, "blocks", "--no-dynamic", "--no-cache")
+    assert located(findings) == BLOCK_PREDICTED
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_hooks_generators_and_data_swaps(tmp_path: Path) -> None:
+    write_files(tmp_path, BLOCK)
+    findings = cli_findings(tmp_path, "blocks", "--no-cache", "--backend", "eager")
+    assert break_statuses(findings) == {(*p, "confirmed") for p in BLOCK_PREDICTED}

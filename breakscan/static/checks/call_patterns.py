@@ -22,6 +22,8 @@ ONE_HOT = {"torch.nn.functional.one_hot"}
 RNN_CLASSES = {"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
                "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"}
 SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "torch.jit.trace_module"}
+# Module backward hooks: a submodule with one is refused unless compiled autograd is on (GB0083).
+BACKWARD_HOOKS = {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
 GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
 # torch.Generator's methods (all read or reseed RNG state: Dynamo breaks on each, GB7650).
 GENERATOR_METHODS = {"manual_seed", "seed", "initial_seed", "get_state", "set_state", "get_offset",
@@ -127,6 +129,20 @@ class CallPatternChecks(CheckBase):
             self._emit_check("script-module-call", node)
         elif self._derives_from(built[0], RNN_CLASSES):
             self._emit_check("rnn-module-call", node)
+        elif self._has_backward_hook(self.region.cls.qualname, meth, built[0]):
+            self._emit_check("backward-hook-module", node)
+
+    def _has_backward_hook(self, owner: str, attr: str, built: str) -> bool:
+        """Whether the submodule `self.<attr>` of class `owner` (built by calling `built`) has a
+        module backward hook: registered in its own class's `__init__` (or a project base's:
+        `self.register_full_backward_hook(...)`) or on it by the owner's `__init__`
+        (`self.<attr>.register_full_backward_hook(...)`)."""
+        init = self.index.method(owner, "__init__")
+        if init is not None and any(c.kind == "name" and c.name.rpartition(".")[0] == f"self.{attr}"
+                                    and c.name.rpartition(".")[2] in BACKWARD_HOOKS for c in init[2].calls):
+            return True
+        sub_init = self.index.method(built, "__init__") if self.index.lookup_class(built) else None
+        return sub_init is not None and any(c.kind == "self" and c.name in BACKWARD_HOOKS for c in sub_init[2].calls)
 
     def _is_generator_attr(self, expr: cst.BaseExpression) -> bool:
         """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`."""
@@ -217,6 +233,6 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
                    "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
-                   "repeat-interleave-tensor"),
+                   "repeat-interleave-tensor", "backward-hook-module"),
     "visit_ClassDef": ("class-in-region",),
 }
