@@ -9,7 +9,7 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
 from breakscan.static.walk import iter_nodes
 
 # `torch._check*(cond, message)`: the message must be a lambda Dynamo can inline (GB9840 otherwise).
@@ -88,7 +88,7 @@ class CallPatternChecks(CheckBase):
             self._repeat_interleave(node, value)
         elif qual == "sorted":
             args = _positional(node)
-            if args and _keyword(node, "key") is None and self._sorts_tensors(args[0]):
+            if args and self._sorts_tensors(args[0], _keyword(node, "key")):
                 self._emit_check("sort-tensors", node)
         elif self._is_factory(qual):
             flag = _keyword(node, "requires_grad")
@@ -106,7 +106,8 @@ class CallPatternChecks(CheckBase):
         """`lst.sort()` on a list of tensors; `self.<sub>(...)` of a refused submodule."""
         assert self.env is not None
         meth = func.attr.value
-        if meth == "sort" and _keyword(node, "key") is None and self.env.kind(func.value) is T.TENSOR_SEQ:
+        if meth == "sort" and self.env.kind(func.value) is T.TENSOR_SEQ and self._sorts_tensors(
+                func.value, _keyword(node, "key")):
             self._emit_check("sort-tensors", node)
             return
         if meth == "repeat_interleave" and self.env.is_tensor(func.value):
@@ -221,11 +222,23 @@ class CallPatternChecks(CheckBase):
                    for n in iter_nodes(value.body, cst.Name)):
                 self._emit_check("check-message-tensor", node)
 
-    def _sorts_tensors(self, arg: cst.BaseExpression) -> bool:
-        """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059)."""
+    def _sorts_tensors(self, arg: cst.BaseExpression, key: cst.Arg | None) -> bool:
+        """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059), with no
+        `key=` or a one-parameter lambda that returns a tensor for a tensor element
+        (`key=lambda t: t.norm()`: GB0207; `key=len` or `lambda t: t.shape[0]` is traced)."""
         assert self.env is not None
         kind = self.env.kind(arg)
-        return (kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)
+        if not ((kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)):
+            return False
+        if key is None:
+            return True
+        func = key.value
+        if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1
+                and not isinstance(func.params.star_arg, cst.Param)):
+            return False
+        scope = TypeEnv(self.info, parent=self.env)
+        scope.names[func.params.params[0].name.value] = T.TENSOR
+        return scope.kind(func.body) in TENSORISH
 
 
 # Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
