@@ -7,6 +7,9 @@ Writes, each stamped with the torch version it came from:
   Python names users call for them (`torch.nonzero`, `Tensor.nonzero`, ...). A rule's
   `[match] torch_ops = ["dynamic_output_shape"]` adds those names to its `calls` / `tensor_methods`
   (breakscan/catalog.py).
+  It also holds, as the pseudo-tag `numpy_untraced`, the NumPy functions Dynamo wraps as NumPy
+  calls but cannot map to `torch._numpy` (GB0294 when called in a region), found with Dynamo's own
+  `trace_rules.is_numpy` and `get_np_to_tnp_map` for the installed NumPy (stamped `numpy`).
   It also lists the `torch.X` Python functions annotated to return a Python value
   (`python_value_returns`: `torch.seed`, `torch.initial_seed`, ...), which the tensor inference
   reads (breakscan/static/tensors.py).
@@ -104,12 +107,35 @@ def python_value_returns() -> list[str]:
     return sorted(found)
 
 
+def numpy_untraced() -> dict:
+    """NumPy functions Dynamo turns into a NumPy call (`trace_rules.is_numpy`) that have no
+    `torch._numpy` counterpart (`variables.misc.get_np_to_tnp_map`): calling one in a region breaks
+    with "attempted to trace numpy function unsupported by PyTorch" (GB0294). Classes are left out
+    (constructors take other paths), and so is `numpy.random` (sampling draws: BRK206's concern)."""
+    import inspect
+
+    import numpy as np
+    from torch._dynamo import trace_rules
+    from torch._dynamo.utils import NP_TO_TNP_MODULE
+    from torch._dynamo.variables.misc import get_np_to_tnp_map
+
+    mapped = get_np_to_tnp_map()
+    calls = sorted(
+        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE if mod is not np.random
+        for name, value in vars(mod).items()
+        if not name.startswith("_") and callable(value) and not inspect.isclass(value)
+        and trace_rules.is_numpy(value) and value not in mapped)
+    return {"numpy": np.__version__, "calls": calls, "tensor_methods": []}
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
+    tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
+    tags["numpy_untraced"] = numpy_untraced()
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",
-        "tags": {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS},
+        "tags": tags,
         "python_value_returns": python_value_returns(),
     }
 

@@ -56,7 +56,7 @@ def test_coverage_page_has_one_row_per_registry_id_and_counts_that_add_up(tmp_pa
     counts = {d: int(n) for d, n in re.findall(r"^\| (rule|candidate|not-static|undecided) \| (\d+) \|$", page, re.M)}
     assert total == len(registry) == sum(counts.values())
     assert counts["rule"] >= 20  # the rules' own gb_ids, derived, not restated in the triage file
-    assert "| GB0036 | Dynamic shape operator | rule | BRK105, BRK106 |" in page
+    assert re.search(r"^\| GB0036 \| Dynamic shape operator \| rule \| BRK105, BRK106(, BRK\d{3})* \|$", page, re.M)
 
 
 def test_an_id_decided_twice_in_the_triage_file_is_an_error(tmp_path):

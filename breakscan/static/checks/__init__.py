@@ -8,7 +8,11 @@ One walker (visitor.RegionVisitor) does one pass; the checks it runs live by fam
 
 - control_flow.py: `if`/`while`/`assert` tests, `and`/`or`/`not`, `with` items;
 - calls.py: rule lookups on calls and methods, scalar conversions, sizes, hooks, `print`;
-- mutation.py: assignments to module state, `requires_grad`, rebound globals;
+- call_patterns.py: what a call is given or called on (`one_hot` without `num_classes`,
+  `requires_grad=True` factories, `torch._check` messages, sorting tensors, RNN / TorchScript /
+  backward-hooked submodules, `torch.Generator` objects), and `class` statements in a region;
+- mutation.py: assignments to module state, `requires_grad`, `__class__`, `.data`, `.real`,
+  rebound globals;
 - operators.py: comparisons, subscripts (mask indexing), binary operations;
 - call_sites.py: parameter kinds from call sites, return kinds of called functions;
 - binding.py: kinds of parameters, assignment targets and returns;

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from breakscan.static.checks.base import CheckBase
+from breakscan.static.checks.call_patterns import CallPatternChecks
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import T
 
@@ -29,7 +29,7 @@ DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_s
                               "requires_grad_"}
 
 
-class CallChecks(CheckBase):
+class CallChecks(CallPatternChecks):
     """`visit_Call`: rule lookups by callee and by method, and the structural checks on calls."""
 
     # calls -------------------------------------------------------------------------------
@@ -59,6 +59,7 @@ class CallChecks(CheckBase):
         name = dotted_name(func)
         if name is None:
             return
+        self._call_patterns(node, name)
         qual = self.info.qualify(name)
         if self._is_shadowed(name):
             return

@@ -13,6 +13,11 @@ from breakscan.static.walk import walk
 LOCK_FACTORIES = {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition",
                   "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
 
+# contextlib managers Dynamo refuses by type (torch/_dynamo/variables/user_defined.py, GB0262);
+# `contextmanager` functions, `nullcontext` and `suppress` are traced.
+CONTEXTLIB_REFUSED = {"contextlib.closing", "contextlib.redirect_stdout", "contextlib.redirect_stderr",
+                      "contextlib.AsyncExitStack"}
+
 _METADATA_ATTRS = {"dtype", "device", "is_cuda", "training", "requires_grad", "is_meta", "is_cpu"}
 
 
@@ -117,8 +122,11 @@ class ControlFlowChecks(CheckBase):
         expr = node.item
         if isinstance(expr, cst.Call):
             name = dotted_name(expr.func)
-            if name and self.info.qualify(name) in {"open", "io.open"} | LOCK_FACTORIES:
+            qual = self.info.qualify(name) if name else ""
+            if qual in {"open", "io.open"} | LOCK_FACTORIES:
                 self._emit_check("unsupported-context-manager", node)
+            elif qual in CONTEXTLIB_REFUSED:
+                self._emit_check("contextlib-unsupported", node)
             return
         name = dotted_name(expr)
         if name is None:
@@ -135,5 +143,5 @@ _BRANCH = ("tensor-branch", "training-branch", "string-argument")
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_If": _BRANCH, "visit_While": _BRANCH, "visit_IfExp": _BRANCH,
     "visit_UnaryOperation": _BRANCH, "visit_BooleanOperation": _BRANCH,
-    "visit_Assert": ("tensor-branch",), "visit_WithItem": ("unsupported-context-manager",),
+    "visit_Assert": ("tensor-branch",), "visit_WithItem": ("unsupported-context-manager", "contextlib-unsupported"),
 }

@@ -60,6 +60,16 @@ class MutationChecks(CheckBase):
         elif (self.region is not None and isinstance(target, cst.Attribute)
               and target.attr.value == "requires_grad"):
             self._emit_check("requires-grad-set", target)
+        elif self.region is not None and isinstance(target, cst.Attribute) and target.attr.value == "__class__":
+            self._emit_check("class-reassign", target)  # GB4271: Dynamo does not trace it
+        elif (self.region is not None and self.env is not None and isinstance(target, cst.Attribute)
+              and target.attr.value == "data" and isinstance(target.value, cst.Name)
+              and self.env.is_tensor(target.value) and self._computes(target.value)):
+            # GB0056: `.data` of a tensor made in this graph (an input's `.data` is traced)
+            self._emit_check("data-assign-region-tensor", target)
+        elif (self.region is not None and self.env is not None and isinstance(target, cst.Attribute)
+              and target.attr.value in ("real", "imag") and self.env.is_tensor(target.value)):
+            self._emit_check("tensor-part-assign", target)  # GB0058: a getset attribute Dynamo refuses
 
     def _is_buffer_attr(self, target: cst.BaseExpression) -> bool:
         """`self.<attr>` where `__init__` (of the class or a base) bound `<attr>` to `nn.Buffer(...)`."""
@@ -95,7 +105,8 @@ class MutationChecks(CheckBase):
 
 # Which checks each visit_ method runs (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_AssignTarget": ("requires-grad-set",),
+    "visit_AssignTarget": ("requires-grad-set", "class-reassign", "data-assign-region-tensor",
+                           "tensor-part-assign"),
     "visit_AugAssign": ("module-counter", "requires-grad-set", "buffer-reassign"),
     "visit_Assign": ("module-counter", "buffer-reassign"), "visit_Name": ("global-mutable-read",),
 }

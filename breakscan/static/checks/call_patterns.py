@@ -1,0 +1,251 @@
+"""Checks on what a call is given or called on, where the callee alone does not decide: a factory
+asked for `requires_grad=True`, `one_hot` without `num_classes`, a strided nested tensor,
+`torch._check*` messages, sorting tensors, and calls of submodules Dynamo refuses to wrap (RNNs,
+TorchScript modules). Each fact below was measured with Dynamo 2.13 (backend "eager")."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from breakscan.static.checks.base import CheckBase
+from breakscan.static.syntax import dotted_name
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
+from breakscan.static.walk import iter_nodes
+
+# `torch._check*(cond, message)`: the message must be a lambda Dynamo can inline (GB9840 otherwise).
+CHECK_FUNCTIONS = {"torch._check", "torch._check_index", "torch._check_value", "torch._check_type",
+                   "torch._check_not_implemented"}
+NESTED_FACTORIES = {"torch.nested.nested_tensor", "torch.nested.as_nested_tensor"}
+ONE_HOT = {"torch.nn.functional.one_hot"}
+# Submodule classes Dynamo refuses to wrap (torch/_dynamo/variables/builder.py): RNN modules while
+# `config.allow_rnn` is off (isinstance: subclasses too), and TorchScript modules.
+RNN_CLASSES = {"torch.nn.RNN", "torch.nn.LSTM", "torch.nn.GRU", "torch.nn.modules.rnn.RNN",
+               "torch.nn.modules.rnn.LSTM", "torch.nn.modules.rnn.GRU"}
+SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "torch.jit.trace_module"}
+# Module backward hooks: a submodule with one is refused unless compiled autograd is on (GB0083).
+BACKWARD_HOOKS = {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
+GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
+# torch.Generator's methods (all read or reseed RNG state: Dynamo breaks on each, GB7650).
+GENERATOR_METHODS = {"manual_seed", "seed", "initial_seed", "get_state", "set_state", "get_offset",
+                     "set_offset", "graphsafe_get_state", "graphsafe_set_state", "clone_state"}
+
+
+def _keyword(node: cst.Call, name: str) -> cst.Arg | None:
+    return next((a for a in node.args if a.keyword is not None and a.keyword.value == name), None)
+
+
+def _positional(node: cst.Call) -> list[cst.BaseExpression]:
+    return [a.value for a in node.args if a.keyword is None and not a.star]
+
+
+def _is_minus_one(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer) and expr.expression.value == "1")
+
+
+def _is_text(expr: cst.BaseExpression) -> bool:
+    """A string built in place: a literal, an f-string, a concatenation or `%`/`+` of one,
+    `"...".format(...)` or `str(...)`."""
+    if isinstance(expr, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.BinaryOperation):
+        return _is_text(expr.left)
+    if isinstance(expr, cst.Call):
+        func = expr.func
+        if isinstance(func, cst.Attribute) and func.attr.value == "format":
+            return _is_text(func.value)
+        return isinstance(func, cst.Name) and func.value == "str"
+    return False
+
+
+class CallPatternChecks(CheckBase):
+    """Run from CallChecks.visit_Call for every call inside a region (`_call_patterns`)."""
+
+    def _call_patterns(self, node: cst.Call, name: str) -> None:
+        """Check one call whose callee spells `name` (a dotted name)."""
+        assert self.env is not None
+        func = node.func
+        if isinstance(func, cst.Attribute):
+            self._method_patterns(node, func)
+        passed = _keyword(node, "generator")
+        if passed is not None and self._is_generator_attr(passed.value):
+            self._emit_check("generator-in-region", node)  # GB0055: no proxy for a Generator
+        if self._is_shadowed(name):
+            return
+        qual = self.info.qualify(name)
+        if qual in GENERATOR_CLASSES:
+            self._emit_check("generator-in-region", node)  # GB0363: an opaque object made mid-graph
+        elif qual in ONE_HOT:
+            self._one_hot(node)
+        elif qual in NESTED_FACTORIES:
+            self._nested(node)
+        elif qual in CHECK_FUNCTIONS:
+            self._check_message(node)
+        elif qual == "torch.repeat_interleave":
+            args = _positional(node)
+            repeats = _keyword(node, "repeats")
+            value = repeats.value if repeats is not None else (args[1] if len(args) > 1 else args[0] if args else None)
+            self._repeat_interleave(node, value)
+        elif qual == "sorted":
+            args = _positional(node)
+            if args and self._sorts_tensors(args[0], _keyword(node, "key")):
+                self._emit_check("sort-tensors", node)
+        elif self._is_factory(qual):
+            flag = _keyword(node, "requires_grad")
+            if flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True":
+                self._emit_check("requires-grad-factory", node)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        """A `class` statement in a region: Dynamo does not trace `__build_class__` (GB8977;
+        `enable_trace_load_build_class` is off by default)."""
+        if self.region is not None:
+            self._emit_check("class-in-region", node)
+        return True
+
+    def _method_patterns(self, node: cst.Call, func: cst.Attribute) -> None:
+        """`lst.sort()` on a list of tensors; `self.<sub>(...)` of a refused submodule."""
+        assert self.env is not None
+        meth = func.attr.value
+        if meth == "sort" and self.env.kind(func.value) is T.TENSOR_SEQ and self._sorts_tensors(
+                func.value, _keyword(node, "key")):
+            self._emit_check("sort-tensors", node)
+            return
+        if meth == "repeat_interleave" and self.env.is_tensor(func.value):
+            repeats = _keyword(node, "repeats")
+            args = _positional(node)
+            self._repeat_interleave(node, repeats.value if repeats is not None else (args[0] if args else None))
+            return
+        if meth in GENERATOR_METHODS and self._is_generator_attr(func.value):
+            self._emit_check("generator-in-region", node)  # GB7650
+            return
+        if not (isinstance(func.value, cst.Name) and func.value.value == "self"
+                and self.region is not None and self.region.cls is not None):
+            return
+        tensors, _, subs = self.index.class_attr_kinds(self.region.cls.qualname)
+        built = subs.get(meth)
+        if not built or meth in tensors or self.index.method(self.region.cls.qualname, meth) is not None:
+            return
+        # The outermost call of the `__init__` assignment (`self.rnn = nn.LSTM(...)`) builds it.
+        if built[0] in SCRIPT_BUILDERS:
+            self._emit_check("script-module-call", node)
+        elif self._derives_from(built[0], RNN_CLASSES):
+            self._emit_check("rnn-module-call", node)
+        elif self._has_backward_hook(self.region.cls.qualname, meth, built[0]):
+            self._emit_check("backward-hook-module", node)
+
+    def _has_backward_hook(self, owner: str, attr: str, built: str) -> bool:
+        """Whether the submodule `self.<attr>` of class `owner` (built by calling `built`) has a
+        module backward hook: registered in its own class's `__init__` (or a project base's:
+        `self.register_full_backward_hook(...)`) or on it by the owner's `__init__`
+        (`self.<attr>.register_full_backward_hook(...)`)."""
+        init = self.index.method(owner, "__init__")
+        if init is not None and any(c.kind == "name" and c.name.rpartition(".")[0] == f"self.{attr}"
+                                    and c.name.rpartition(".")[2] in BACKWARD_HOOKS for c in init[2].calls):
+            return True
+        sub_init = self.index.method(built, "__init__") if self.index.lookup_class(built) else None
+        return sub_init is not None and any(c.kind == "self" and c.name in BACKWARD_HOOKS for c in sub_init[2].calls)
+
+    def _is_generator_attr(self, expr: cst.BaseExpression) -> bool:
+        """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`."""
+        if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                and self.region is not None and self.region.cls is not None):
+            return False
+        built = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(expr.attr.value)
+        return bool(built) and built[0] in GENERATOR_CLASSES
+
+    def _derives_from(self, qual: str, targets: set[str]) -> bool:
+        """Whether class `qual` is one of `targets` or derives from one through project classes."""
+        pending, seen = [qual], set()
+        while pending and len(seen) < 20:
+            current = pending.pop()
+            if current in targets:
+                return True
+            if current in seen:
+                continue
+            seen.add(current)
+            found = self.index.lookup_class(current)
+            if found is not None:
+                pending.extend(found[1].bases)
+        return False
+
+    def _is_factory(self, qual: str) -> bool:
+        return qual in TORCH_FACTORIES or (qual.startswith("torch.") and qual.endswith("_like")
+                                           and qual.count(".") == 1)
+
+    def _repeat_interleave(self, node: cst.Call, repeats: cst.BaseExpression | None) -> None:
+        """Tensor `repeats` and no `output_size=`: the output length is `repeats.sum()` (GB0036).
+        (`torch.repeat_interleave(r)` alone takes `r` as the repeats.)"""
+        assert self.env is not None
+        if (repeats is not None and _keyword(node, "output_size") is None and not any(a.star for a in node.args)
+                and self.env.is_tensor(repeats) and not self._only_guessed(repeats)):
+            self._emit_check("repeat-interleave-tensor", node)
+
+    def _one_hot(self, node: cst.Call) -> None:
+        """No `num_classes` (or -1): the width is the data's maximum plus one (GB0246; -1 given
+        explicitly is reported as a data-dependent operator, GB0033)."""
+        args = _positional(node)
+        classes = _keyword(node, "num_classes")
+        if any(a.star for a in node.args):
+            return
+        value = classes.value if classes is not None else (args[1] if len(args) > 1 else None)
+        if value is None or _is_minus_one(value):
+            self._emit_check("one-hot-data-dependent", node)
+
+    def _nested(self, node: cst.Call) -> None:
+        """`torch.nested.nested_tensor` / `as_nested_tensor` with the default (strided) layout:
+        no fake-tensor kernel (GB0090) or refused outright with `layout=torch.strided` (GB0233);
+        `layout=torch.jagged` is traced. A layout Dynamo-time unknown (a variable) is not flagged."""
+        if any(a.star for a in node.args) or len(_positional(node)) > 3:
+            return
+        layout = _keyword(node, "layout")
+        if layout is None:
+            self._emit_check("nested-strided", node)
+            return
+        name = dotted_name(layout.value)
+        if name is not None and self.info.qualify(name) == "torch.strided":
+            self._emit_check("nested-strided", node)
+
+    def _check_message(self, node: cst.Call) -> None:
+        """A message built as a string (GB9840 up to torch 2.13; traced on 2.15), or a lambda that
+        reads a tensor (GB9158)."""
+        assert self.env is not None
+        msg = _keyword(node, "message") or _keyword(node, "msg")
+        args = _positional(node)
+        value = msg.value if msg is not None else (args[1] if len(args) > 1 else None)
+        if value is None:
+            return
+        if _is_text(value):
+            self._emit_check("check-message-text", node)
+        elif isinstance(value, cst.Lambda):
+            params = {p.name.value for p in value.params.params}
+            if any(n.value not in params and self.env.is_tensor(n) and not self._only_guessed(n)
+                   for n in iter_nodes(value.body, cst.Name)):
+                self._emit_check("check-message-tensor", node)
+
+    def _sorts_tensors(self, arg: cst.BaseExpression, key: cst.Arg | None) -> bool:
+        """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059), with no
+        `key=` or a one-parameter lambda that returns a tensor for a tensor element
+        (`key=lambda t: t.norm()`: GB0207; `key=len` or `lambda t: t.shape[0]` is traced)."""
+        assert self.env is not None
+        kind = self.env.kind(arg)
+        if not ((kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)):
+            return False
+        if key is None:
+            return True
+        func = key.value
+        if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1
+                and not isinstance(func.params.star_arg, cst.Param)):
+            return False
+        scope = TypeEnv(self.info, parent=self.env)
+        scope.names[func.params.params[0].name.value] = T.TENSOR
+        return scope.kind(func.body) in TENSORISH
+
+
+# Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {
+    "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
+                   "check-message-tensor",
+                   "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
+                   "repeat-interleave-tensor", "backward-hook-module"),
+    "visit_ClassDef": ("class-in-region",),
+}
