@@ -189,6 +189,8 @@ class ModuleInfo:
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
+    global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
+    foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -781,6 +783,9 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
         info.dynamo = collect(info, tree)
     info.rebound_globals = {n for n, count in indexer.literal_assigns.items()
                             if count > 1 or n in indexer.globals_declared}
+    from breakscan.static.module_globals import collect as collect_globals
+
+    collect_globals(info, tree, source, indexer.globals_declared)
     return info
 
 
@@ -792,6 +797,7 @@ class ProjectIndex:
     _disabled: set[str] = field(default_factory=set)
     _nonrecursive: set[str] = field(default_factory=set)
     _untraced: set[str] = field(default_factory=set)
+    _foreign_stores: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
 
     def add(self, info: ModuleInfo) -> None:
@@ -803,6 +809,7 @@ class ProjectIndex:
         self._disabled |= info.disabled
         self._nonrecursive |= info.nonrecursive
         self._untraced |= info.untraced
+        self._foreign_stores |= info.foreign_stores
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
@@ -841,6 +848,10 @@ class ProjectIndex:
         """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
         traces the functions it calls as frames of their own (measured on torch 2.13)."""
         return qualname in self._nonrecursive
+
+    def is_stored_from_outside(self, qualname: str) -> bool:
+        """Whether some module re-binds the global `qualname` by attribute (`consts.MASK = ...`)."""
+        return qualname in self._foreign_stores
 
     def is_untraced(self, qualname: str) -> bool:
         """Whether Dynamo calls `qualname` without tracing its body and without a graph break

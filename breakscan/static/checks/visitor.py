@@ -93,9 +93,11 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         if region is not None:
             self.region = region
             self.env = self._root_env(region)
+            self.env.function = node
             self._bind_params(node, region)
         elif self.region is not None and self.env is not None:  # nested def inside a region
             self.env = TypeEnv(self.info, parent=self.env)
+            self.env.function = node
             self._bind_params(node, None)
         else:
             self.env, self.region = None, None
