@@ -29,9 +29,16 @@ from breakscan.static.index import (
 
 # Torch functions that call the function passed at these positions and Dynamo traces its body
 # there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
-# use_reentrant True and False). `torch.cond` is left out: a break in a branch is an error
-# (UncapturedHigherOrderOpError), not a graph break.
+# use_reentrant True and False).
 TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
+# Higher-order operators whose function arguments (at these positions) Dynamo traces as subgraphs
+# it cannot split: a graph break inside them is an error, the compiled call raises
+# UncapturedHigherOrderOpError (measured on 2.13 with `.item()` and `print` in a branch or body).
+HIGHER_ORDER_BRANCHES = {
+    "torch.cond": (1, 2), "torch._higher_order_ops.cond": (1, 2), "torch._higher_order_ops.cond.cond": (1, 2),
+    "torch.functional.cond": (1, 2), "functorch.experimental.control_flow.cond": (1, 2),
+    "torch._higher_order_ops.while_loop": (0, 1), "torch._higher_order_ops.while_loop.while_loop": (0, 1),
+}
 
 RegionKey = tuple[str, str, int]  # (module path, function qualname, occurrence)
 Target = tuple[ModuleInfo, "ClassInfo | None", FunctionInfo]  # a function a call runs, with its class
@@ -46,6 +53,7 @@ class Region:
     function: FunctionInfo
     chain: tuple[str, ...]  # names from the root, root first
     dispatch: ClassInfo | None = None  # the class of `self` when a subclass of `cls` (inherited methods)
+    under: str = ""  # the higher-order operator (`torch.cond`) whose branch or body it runs in, if any
 
     @property
     def key(self) -> RegionKey:
@@ -77,6 +85,7 @@ class RegionFinder:
         # Visible calls between traced functions: callee key -> keys of the region functions
         # whose calls (`f(x)`, `mod.f(x)`, `self.m(x)`, `super().m(x)`) reach it.
         self.callers: dict[RegionKey, set[RegionKey]] = {}
+        self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
     def compute(self) -> dict[RegionKey, Region]:
         """Every function Dynamo will trace, by RegionKey."""
@@ -87,13 +96,14 @@ class RegionFinder:
         return self.regions
 
     def _add(self, module: ModuleInfo, cls: ClassInfo | None, fn: FunctionInfo, chain: tuple[str, ...],
-             dispatch: ClassInfo | None = None) -> None:
+             dispatch: ClassInfo | None = None, under: str = "") -> None:
         """Add `fn` (defined in `cls`, if a method) as traced, `self` an instance of `dispatch`
-        (a subclass of `cls`; None: `cls` itself).
+        (a subclass of `cls`; None: `cls` itself); `under`: the higher-order operator it runs in
+        (default: that of the region being expanded).
 
         A function is one region (the first time it is reached), but its calls are followed once
         per class of `self`: an inherited method's `self.m()` runs the instance's override."""
-        region = Region(module, cls, fn, chain, dispatch if dispatch is not cls else None)
+        region = Region(module, cls, fn, chain, dispatch if dispatch is not cls else None, under or self._under)
         self_cls = region.dispatch or cls
         context = (region.key, self_cls.qualname if self_cls is not None else "")
         if context in self._contexts:
@@ -225,6 +235,7 @@ class RegionFinder:
         return []
 
     def _expand(self, region: Region) -> None:
+        self._under = region.under
         if self.regions.get(region.key) is not region:  # followed again for another class of `self`:
             self._expand_dispatch(region)  # only what depends on that class
             return
@@ -263,11 +274,12 @@ class RegionFinder:
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
             if call.args and call.kind == "name":
-                positions = TRACED_ARGUMENTS.get(region.module.qualify(call.name), ())
-                for position in positions:
+                qual = region.module.qualify(call.name)
+                under = qual if qual in HIGHER_ORDER_BRANCHES else ""
+                for position in TRACED_ARGUMENTS.get(qual, ()) or HIGHER_ORDER_BRANCHES.get(qual, ()):
                     arg = call.args[position] if position < len(call.args) else ""
                     for mod, cls, fn in self._resolve_argument(region, arg):
-                        self._add(mod, cls, fn, region.chain + (fn.qualname,))
+                        self._add(mod, cls, fn, region.chain + (fn.qualname,), under=under)
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
                 # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
                 self._add(mod, cls, fn, region.chain + (fn.qualname,),

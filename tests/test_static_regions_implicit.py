@@ -1,0 +1,86 @@
+"""Compile regions reached in less visible ways, and what Dynamo does with a break there.
+
+`torch.cond` branches and `while_loop` bodies (traced whole: a break there is an error), project
+`__setattr__` run by `obj.attr = x`, `torch.compiler.disable` applied to a function passed in,
+and torch functions made opaque with `torch._dynamo.disallow_in_graph`. Each test writes a user's
+project into a fresh directory and runs the CLI on it; the dynamic tests run real Dynamo (torch
+2.13, backend "eager") on the same files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import cli_findings, requires_torch, write_files
+
+COND = {
+    "pkg/__init__.py": "",
+    "pkg/branches.py": """\
+        def scaled(x):
+            return x.sin() * x.sum().item()
+
+
+        def shifted(x):
+            return log_shape(x).cos()
+
+
+        def log_shape(x):
+            print("shape", x.shape)
+            return x
+
+
+        def smooth(x):
+            return x.tanh()
+    """,
+    "pkg/model.py": """\
+        import torch
+        from torch import nn
+
+        from .branches import scaled, shifted, smooth
+
+
+        class Gate(nn.Module):
+            def forward(self, x):
+                return torch.cond(x.sum() > 0, scaled, shifted, (x,))
+
+
+        class Smooth(nn.Module):
+            def forward(self, x):
+                return torch.cond(x.sum() > 0, smooth, smooth, (x,)) * 2
+
+
+        def breakscan_examples():
+            yield Gate(), (torch.ones(3),)
+            yield Smooth(), (torch.ones(3),)
+    """,
+}
+
+
+def test_cond_branches_are_traced_and_a_break_there_is_an_error(tmp_path: Path) -> None:
+    write_files(tmp_path, COND)
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    got = {(f["rule_id"], Path(f["path"]).name, f["line"]): f for f in findings}
+    assert set(got) == {("BRK102", "branches.py", 2), ("BRK201", "branches.py", 10)}
+    item, printed = got[("BRK102", "branches.py", 2)], got[("BRK201", "branches.py", 10)]
+    assert item["chain"] == ["Gate.forward", "scaled"]
+    assert printed["chain"] == ["Gate.forward", "shifted", "log_shape"]  # callees of a branch too
+    for finding in (item, printed):
+        assert finding["severity"] == "error"
+        assert "UncapturedHigherOrderOpError" in finding["message"]
+        assert finding["extra"]["higher_order_op"] == "torch.cond"
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_raises_on_a_break_in_a_cond_branch(tmp_path: Path) -> None:
+    write_files(tmp_path, COND)
+    findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
+    statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
+    assert ("BRK102", "branches.py", 2, "confirmed") in statuses
+    # Dynamo stops at the first branch's error: the second branch's print is never traced.
+    assert ("BRK201", "branches.py", 10, "predicted") in statuses
+    raised = [f for f in findings if f["rule_id"] == "BRK902"]
+    assert raised and "UncapturedHigherOrderOpError" in raised[0]["message"]
+    assert not [f for f in findings if f["status"] in ("refuted", "observed") and f["rule_id"] != "BRK902"]
