@@ -84,3 +84,98 @@ def test_dynamo_raises_on_a_break_in_a_cond_branch(tmp_path: Path) -> None:
     raised = [f for f in findings if f["rule_id"] == "BRK902"]
     assert raised and "UncapturedHigherOrderOpError" in raised[0]["message"]
     assert not [f for f in findings if f["status"] in ("refuted", "observed") and f["rule_id"] != "BRK902"]
+
+
+SETATTR = {
+    "pkg/__init__.py": "",
+    "pkg/state.py": """\
+        class Tracked:
+            def __setattr__(self, name, value):
+                print("set", name)
+                object.__setattr__(self, name, value)
+
+
+        class Quiet:
+            def __setattr__(self, name, value):
+                object.__setattr__(self, name, value)
+
+
+        STATE = Tracked()
+    """,
+    "pkg/model.py": """\
+        import torch
+        from torch import nn
+
+        from .state import STATE, Quiet, Tracked
+
+
+        class Recorder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(3, 3)
+
+            def __setattr__(self, name, value):
+                print("module set", name)
+                super().__setattr__(name, value)
+
+            def forward(self, x):
+                self.last = self.proj(x)
+                return self.last + 1
+
+
+        class Holder(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.quiet = Quiet()
+                self._scale = 1.0
+
+            @property
+            def scale(self):
+                return self._scale
+
+            @scale.setter
+            def scale(self, value):
+                print("scale set to", value)
+                self._scale = value
+
+            def forward(self, x):
+                self.quiet.value = x * 2
+                STATE.value = x
+                self.scale = 3.0
+                return x + 1
+
+
+        def build(x):
+            local = Tracked()
+            local.seen = x.shape
+            return x * 2
+
+
+        def breakscan_examples():
+            yield Recorder(), (torch.ones(3),)
+            yield Holder(), (torch.ones(3),)
+            yield build, (torch.ones(3),)
+    """,
+}
+SETATTR_BREAKS = {
+    ("BRK201", "state.py", 3): ("Holder.forward", "Tracked.__setattr__"),  # STATE.value = x (imported global)
+    ("BRK201", "model.py", 13): ("Recorder.forward", "Recorder.__setattr__"),  # self.last = ...
+    ("BRK201", "model.py", 33): ("Holder.forward", "Holder.scale"),  # self.scale = 3.0: the setter
+}
+
+
+def test_attribute_stores_run_project_setattr_and_property_setters(tmp_path: Path) -> None:
+    write_files(tmp_path, SETATTR)
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    got = {(f["rule_id"], Path(f["path"]).name, f["line"]): tuple(f["chain"]) for f in findings}
+    assert got == SETATTR_BREAKS  # `local.seen = ...` in build runs Tracked.__setattr__ too (same line)
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_traces_setattr_and_setters_run_by_attribute_stores(tmp_path: Path) -> None:
+    write_files(tmp_path, SETATTR)
+    findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
+    breaks = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings
+              if f["kind"] == "graph-break"}
+    assert breaks == {(*key, "confirmed") for key in SETATTR_BREAKS}

@@ -149,6 +149,7 @@ class FunctionInfo:
     frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    attr_stores: set[str] = field(default_factory=set)  # `obj.attr = x` targets, dotted (`self.state.v`)
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
     returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
@@ -567,9 +568,14 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             ref = call_ref(node)
             if ref is not None:
                 calls.append(ref)
-        elif kind is ast.Attribute and type(node.ctx) is ast.Load and type(node.value) is ast.Name \
-                and node.value.id == "self":
-            fn.self_reads.add(node.attr)  # a property getter of the class runs here
+        elif kind is ast.Attribute:
+            ctx = type(node.ctx)
+            if ctx is ast.Load and type(node.value) is ast.Name and node.value.id == "self":
+                fn.self_reads.add(node.attr)  # a property getter of the class runs here
+            elif ctx is ast.Store:  # `obj.attr = x`: a project `__setattr__` or property setter runs
+                receiver = ast_dotted(node.value)
+                if receiver:
+                    fn.attr_stores.add(f"{receiver}.{node.attr}")
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _BLOCK_NODES:
