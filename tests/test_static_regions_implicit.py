@@ -179,3 +179,60 @@ def test_dynamo_traces_setattr_and_setters_run_by_attribute_stores(tmp_path: Pat
     breaks = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings
               if f["kind"] == "graph-break"}
     assert breaks == {(*key, "confirmed") for key in SETATTR_BREAKS}
+
+
+DISABLE_PASSED_IN = {
+    "pkg/__init__.py": "",
+    "pkg/runner.py": """\
+        import torch
+
+
+        def run(fn, x):
+            return torch.compiler.disable(fn)(x) + 1
+
+
+        def run_shallow(fn, x):
+            return torch._dynamo.disable(recursive=False)(fn)(x) + 1
+
+
+        def wrap(fn):
+            return torch.compiler.disable(recursive=False)(fn)
+    """,
+    "pkg/model.py": """\
+        import torch
+
+        from .runner import run, run_shallow, wrap
+
+
+        def helper(x):
+            return x * x.max().item()
+
+
+        @torch.compile(backend="eager")
+        def step(x):
+            eager = wrap(helper)
+            return run(helper, x) + run_shallow(helper, x) + eager(x)
+
+
+        def breakscan_examples():
+            yield step, (torch.ones(3),)
+    """,
+}
+
+
+def test_disable_applied_to_a_function_passed_in_breaks_at_the_call(tmp_path: Path) -> None:
+    write_files(tmp_path, DISABLE_PASSED_IN)
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings} == {
+        ("BRK208", "runner.py", 5), ("BRK208", "runner.py", 9),  # `helper` itself is never traced
+        ("BRK208", "runner.py", 13)}  # making the wrapper breaks too: Dynamo cannot trace `disable`
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_breaks_where_disable_wraps_a_function_passed_in(tmp_path: Path) -> None:
+    write_files(tmp_path, DISABLE_PASSED_IN)
+    findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
+    statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
+    assert {("BRK208", "runner.py", line, "confirmed") for line in (5, 9, 13)} <= statuses
+    assert not [f for f in findings if Path(f["path"]).name == "model.py" and f["line"] == 7]  # helper's .item()
