@@ -236,3 +236,47 @@ def test_dynamo_breaks_where_disable_wraps_a_function_passed_in(tmp_path: Path) 
     statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
     assert {("BRK208", "runner.py", line, "confirmed") for line in (5, 9, 13)} <= statuses
     assert not [f for f in findings if Path(f["path"]).name == "model.py" and f["line"] == 7]  # helper's .item()
+
+
+DISALLOWED = {
+    "pkg/__init__.py": "",
+    "pkg/setup.py": """\
+        import torch
+
+        torch._dynamo.disallow_in_graph([torch.special.ndtr, torch.special.erfcx])
+    """,
+    "pkg/model.py": """\
+        import torch
+        from torch import nn
+        from torch.special import ndtr
+
+        from . import setup
+
+
+        class Head(nn.Module):
+            def forward(self, x):
+                y = ndtr(x * 2)
+                z = torch.special.erfcx(y)
+                return torch.special.ndtri(z.clamp(0.1, 0.9))
+
+
+        def breakscan_examples():
+            yield Head(), (torch.ones(3),)
+    """,
+}
+
+
+def test_ops_disallowed_in_another_file_break_where_they_are_called(tmp_path: Path) -> None:
+    write_files(tmp_path, DISALLOWED)
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    assert {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings} == {
+        ("BRK250", "model.py", 10), ("BRK250", "model.py", 11)}  # ndtri is not disallowed
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_breaks_on_ops_disallowed_in_graph(tmp_path: Path) -> None:
+    write_files(tmp_path, DISALLOWED)
+    findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
+    assert {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings} == {
+        ("BRK250", "model.py", 10, "confirmed"), ("BRK250", "model.py", 11, "confirmed")}

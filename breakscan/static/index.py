@@ -23,6 +23,7 @@ COMPILING_SUFFIXES = ("is_torchdynamo_compiling", "is_dynamo_compiling", "is_com
 NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export"}
 DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
                       "torch._dynamo.decorators.disable"}
+DISALLOW_CALLS = {"torch._dynamo.disallow_in_graph", "torch._dynamo.decorators.disallow_in_graph"}
 COMPILE_CALLS = {"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"}
 # Markers whose function Dynamo calls without tracing its body and without a graph break
 # (measured on 2.13 with a print in the body: one graph, no break).
@@ -183,6 +184,7 @@ class ModuleInfo:
     disabled: set[str] = field(default_factory=set)  # qualified names of disabled functions
     nonrecursive: set[str] = field(default_factory=set)  # disabled with recursive=False (also in disabled)
     untraced: set[str] = field(default_factory=set)  # nonstrict_trace, allow_in_graph, ... (UNTRACED_MARKERS)
+    disallowed: set[str] = field(default_factory=set)  # torch functions given to disallow_in_graph (process-wide)
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
@@ -326,6 +328,8 @@ class _Indexer:
                 self.klass(stmt)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and cls is None:
                 self.module_assign(stmt)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and cls is None:
+                self.disallow(stmt.value)
             elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
                 for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
                     self.statements(block, cls)
@@ -350,6 +354,17 @@ class _Indexer:
                 owner = ast_dotted(target.value)  # Class.method = torch.compiler.disable(Class.method)
                 if owner and owner.split(".")[0] in self.info.classes:
                     self.mark(f"{self.info.qualify(owner)}.{target.attr}", value)
+
+    def disallow(self, call: ast.Call) -> None:
+        """`torch._dynamo.disallow_in_graph(torch.op)` (or a list of ops): calls of the op break
+        in every compile region of the process (torch 2.13: GB0007)."""
+        if self.info.qualify(ast_dotted(call.func) or "") not in DISALLOW_CALLS or len(call.args) != 1:
+            return
+        arg = call.args[0]
+        for op in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]):
+            name = ast_dotted(op)
+            if name:
+                self.info.disallowed.add(self.info.qualify(name))
 
     def mark(self, qualname: str, value: ast.AST | None) -> None:
         """Record `qualname` as disabled/untraced when `value` wraps a function in a trace marker."""
@@ -804,6 +819,7 @@ class ProjectIndex:
     _nonrecursive: set[str] = field(default_factory=set)
     _untraced: set[str] = field(default_factory=set)
     _foreign_stores: set[str] = field(default_factory=set)
+    _disallowed: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
 
     def add(self, info: ModuleInfo) -> None:
@@ -816,6 +832,7 @@ class ProjectIndex:
         self._nonrecursive |= info.nonrecursive
         self._untraced |= info.untraced
         self._foreign_stores |= info.foreign_stores
+        self._disallowed |= info.disallowed
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
@@ -854,6 +871,11 @@ class ProjectIndex:
         """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
         traces the functions it calls as frames of their own (measured on torch 2.13)."""
         return qualname in self._nonrecursive
+
+    def is_disallowed(self, qualname: str) -> bool:
+        """Whether a module of the project passes the torch function `qualname` to
+        `torch._dynamo.disallow_in_graph`: its calls break in every region (torch 2.13)."""
+        return qualname in self._disallowed
 
     def is_stored_from_outside(self, qualname: str) -> bool:
         """Whether some module re-binds the global `qualname` by attribute (`consts.MASK = ...`)."""

@@ -87,6 +87,8 @@ class CallChecks(CheckBase):
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+        elif self.index.is_disallowed(qual):
+            self._emit_check("disallowed-call", node)
 
     def _duplicate_tensor_argument(self, node: cst.Call) -> bool:
         """Whether two arguments of `node` are the same name or `self.<attr>` holding a tensor."""
@@ -216,6 +218,6 @@ class CallChecks(CheckBase):
 # Which checks each visit_ method runs (errors.rules_at_risk adds the catalog's call rules).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
-                   "requires-grad-set", "disabled-call", "hook-in-forward", "tensor-size-argument",
+                   "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "where-one-arg", "autograd-duplicate-input"),
 }
