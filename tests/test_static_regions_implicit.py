@@ -280,3 +280,69 @@ def test_dynamo_breaks_on_ops_disallowed_in_graph(tmp_path: Path) -> None:
     findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
     assert {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings} == {
         ("BRK250", "model.py", 10, "confirmed"), ("BRK250", "model.py", 11, "confirmed")}
+
+
+NESTED_AND_KEYWORD = {
+    "pkg/__init__.py": "",
+    "pkg/ops.py": """\
+        import torch
+
+
+        def shift(x):
+            print("shift", x.shape)
+            return x + 1
+
+
+        def apply(x, fn=None):
+            return fn(x) if fn is not None else x
+
+
+        def branchy(x):
+            def true_fn(y):
+                return y.sin() * y.max().item()
+
+            def false_fn(y):
+                return y.cos()
+
+            return torch.cond(x.sum() > 0, true_fn, false_fn, (x,))
+    """,
+    "pkg/train.py": """\
+        import torch
+
+        from .ops import apply, branchy, shift
+
+
+        def step(x):
+            return apply(x, fn=shift) * 2
+
+
+        compiled = {"step": torch.compile(step, mode="reduce-overhead", backend="eager")}
+        cond_fast = torch.compile(branchy, backend="eager")
+
+
+        def breakscan_examples():
+            yield compiled["step"], (torch.ones(3),)
+            yield cond_fast, (torch.ones(3),)
+    """,
+}
+
+
+def test_function_passed_by_keyword_and_nested_cond_branches(tmp_path: Path) -> None:
+    write_files(tmp_path, NESTED_AND_KEYWORD)
+    findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
+    got = {(f["rule_id"], f["line"]): f for f in findings}
+    assert set(got) == {("BRK201", 5), ("BRK102", 15)}
+    assert got[("BRK201", 5)]["chain"] == ["step", "apply", "shift"]  # apply(x, fn=shift)
+    nested = got[("BRK102", 15)]  # in `true_fn`, a def nested in branchy and passed to torch.cond
+    assert nested["severity"] == "error" and nested["extra"]["higher_order_op"] == "torch.cond"
+    assert got[("BRK201", 5)]["severity"] == "warning"
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_confirms_keyword_passed_functions_and_nested_cond_branches(tmp_path: Path) -> None:
+    write_files(tmp_path, NESTED_AND_KEYWORD)
+    findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
+    statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
+    assert {("BRK201", "ops.py", 5, "confirmed"), ("BRK102", "ops.py", 15, "confirmed")} <= statuses
+    assert {f["rule_id"] for f in findings if f["status"] == "observed"} <= {"BRK902"}  # cond raised

@@ -76,6 +76,7 @@ class CallRef:
     kind: str
     name: str
     args: tuple[str, ...] = ()  # positional arguments that are names (`f`, `self.m`), "" for others
+    kwargs: tuple[tuple[str, str], ...] = ()  # (keyword, name) for keyword arguments that are names (`fn=helper`)
 
 
 @dataclass
@@ -738,10 +739,18 @@ def call_ref(node: ast.Call) -> CallRef | None:
     name = ast_dotted(func)
     if not name:
         return None
-    args = tuple(a.id if isinstance(a, ast.Name) else
-                 f"self.{a.attr}" if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
-                 and a.value.id == "self" else "" for a in node.args)
-    return CallRef("name", name, args if any(args) else ())
+    args = tuple(_passed_name(a) for a in node.args)
+    kwargs = tuple((k.arg, n) for k in node.keywords if k.arg and (n := _passed_name(k.value)))
+    return CallRef("name", name, args if any(args) else (), kwargs)
+
+
+def _passed_name(arg: ast.AST) -> str:
+    """`f` or `self.m` for an argument that names a function (maybe), else ""."""
+    if isinstance(arg, ast.Name):
+        return arg.id
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
+        return f"self.{arg.attr}"
+    return ""
 
 
 def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:

@@ -327,15 +327,15 @@ class RegionFinder:
                 owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
-                if call.args and not stops:
+                if (call.args or call.kwargs) and not stops:
                     for passed in self.passed_functions(region, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
 
     def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
                          callee: FunctionInfo) -> list[Target]:
-        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`) to a
-        project function `callee` that calls the parameter they bind: Dynamo inlines `callee`
-        and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
+        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`,
+        `apply(x, fn=helper)`) to a project function `callee` that calls the parameter they bind:
+        Dynamo inlines `callee` and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
         called = {c.name for c in callee.calls if c.kind == "name" and "." not in c.name}
         skip = 1 if cls is not None and callee.params[:1] == ["self"] else 0  # a bound method
         out: list[Target] = []
@@ -344,6 +344,9 @@ class RegionFinder:
             if not arg or index >= len(callee.params) or callee.params[index] not in called:
                 continue
             out += self._resolve_argument(region, arg)
+        for keyword, arg in call.kwargs:  # `apply(x, fn=helper)`: the parameter named so, if called
+            if keyword in called:
+                out += self._resolve_argument(region, arg)
         return out
 
     def _resolve_argument(self, region: Region, arg: str) -> list[Target]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import libcst as cst
@@ -39,6 +40,8 @@ class CheckBase(Binder):
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
     _only_guessed: Callable[[cst.BaseExpression], bool]
+    # RegionVisitor's: the higher-order operator whose nested branch holds the current node, or ""
+    branch_of: Callable[[], str]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
@@ -48,7 +51,11 @@ class CheckBase(Binder):
     def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
         assert self.region is not None
         assert self._root is not None
-        self.hits.append(Hit(rule, node, self._root[0], self._root[1], self._guards.get(id(node))))
+        region = self._root[0]
+        under = self.branch_of() if not region.under else ""
+        if under:  # in a nested def or lambda passed to torch.cond: reported as the branch's error
+            region = dataclasses.replace(region, under=under)
+        self.hits.append(Hit(rule, node, region, self._root[1], self._guards.get(id(node))))
         if rule.kind.value == "graph-break":
             self._breaks += 1
 
