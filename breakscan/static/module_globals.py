@@ -177,9 +177,15 @@ def _mutation(info: ModuleInfo, node: ast.AST, containers: set[str], kinds: dict
         info.foreign_stores.add(f"{info.imports[node.value.id]}.{node.attr}")
 
 
-def global_kind(index: ProjectIndex, qualname: str, _depth: int = 0) -> T | None:
-    """The kind of the module global `qualname` (`pkg.consts.MASK`, through re-exports), or None
-    when it is not a global whose kind is certain (see the module docstring)."""
+# The kinds another module's global takes where it is imported. Python values stay in their own
+# module: constants change often, and each kind that crosses files is part of every file's cache key.
+SHARED_KINDS = ("tensor", "bool-tensor", "tensor-seq", "tensor-map")
+
+
+def global_kind(index: ProjectIndex, qualname: str, home: str, _depth: int = 0) -> T | None:
+    """The kind of the module global `qualname` (`pkg.consts.MASK`, through re-exports) read in
+    module `home` (a dotted name), or None when it is not a global whose kind is certain (see
+    the module docstring); from another module, only the SHARED_KINDS."""
     from breakscan.static.tensors import T
 
     module, _, name = qualname.rpartition(".")
@@ -188,6 +194,11 @@ def global_kind(index: ProjectIndex, qualname: str, _depth: int = 0) -> T | None
         return None
     kind = info.global_kinds.get(name)
     if kind is not None:
-        return T(kind)
+        return T(kind) if module == home or kind in SHARED_KINDS else None
     target = info.imports.get(name)
-    return global_kind(index, target, _depth + 1) if target and target != qualname else None
+    return global_kind(index, target, home, _depth + 1) if target and target != qualname else None
+
+
+def shared_kinds(info: ModuleInfo) -> tuple[tuple[str, str], ...]:
+    """The globals of `info` other modules may take a kind from (for the cache key of every file)."""
+    return tuple(sorted((n, k) for n, k in info.global_kinds.items() if k in SHARED_KINDS))

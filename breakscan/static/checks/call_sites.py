@@ -213,7 +213,7 @@ class CallSiteInference(CheckBase):
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind)."""
-        return global_kind(self.index, qualname)
+        return global_kind(self.index, qualname, self.info.name)
 
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
         """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""
