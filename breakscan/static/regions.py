@@ -5,7 +5,10 @@ applied form (`torch.compile(fn, mode=...)`, `torch.compile(mode=...)(fn)`,
 `self.f = torch.compile(self.f)`, `model.compile()`), callables yielded by
 `breakscan_examples()`, and (mode `modules`) every `nn.Module.forward`. From each root the
 region follows calls to project functions, methods (`self.m()`, `super().m()`), and submodules
-built in `__init__`, across files. Functions wrapped by `torch.compiler.disable` (decorator,
+built in `__init__`, across files; functions passed in (by position or keyword) to a function
+that calls them or to `checkpoint`; property getters and setters and project `__setattr__` run
+by attribute access; and the branches of `torch.cond` / bodies of `while_loop`, marked `under`
+that operator (a break there is an error, not a graph break). Functions wrapped by `torch.compiler.disable` (decorator,
 assignment, `self.f = disable(self.f)`, a disabled class) end a region; with `recursive=False`
 only that frame is skipped and its callees are still traced; `nonstrict_trace`,
 `allow_in_graph`, `assume_constant_result` and `leaf_function` end it too (Dynamo calls them
