@@ -815,7 +815,7 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
                             if count > 1 or n in indexer.globals_declared}
     from breakscan.static.module_globals import collect as collect_globals
 
-    collect_globals(info, tree, source, indexer.globals_declared)
+    collect_globals(info, tree, indexer.globals_declared)
     return info
 
 

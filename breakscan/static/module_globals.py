@@ -7,7 +7,7 @@ backend "eager"). The index records, per module, the globals whose value kind is
 
 - bound once at module level (an assignment, not in a loop), by a torch factory call
   (`torch.ones(...)`, `torch.nn.Parameter(...)`, with tensor methods chained), arithmetic on
-  such a value, a constant, or a list/tuple/dict display of those;
+  such a value, a constant or a tuple of constants, or a list/tuple/dict display of tensors;
 - never bound again: no second module-level binding (assignment, import, `def`, `for`, `with`,
   `del`, augmented assignment), no `global NAME` in any function of the module, no
   `module.NAME = ...` from a module that imports it;
@@ -19,7 +19,6 @@ Anything else stays unknown (precision first: unknown is not flagged).
 from __future__ import annotations
 
 import ast
-import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
@@ -40,14 +39,16 @@ _IN_PLACE_CONTAINER = {"append", "extend", "insert", "remove", "pop", "clear", "
                        "popitem", "sort", "reverse", "__setitem__", "__delitem__"}
 
 
-def collect(info: ModuleInfo, tree: ast.Module, source: str, declared_global: set[str]) -> None:
+def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> None:
     """Fill `info.global_kinds` (name -> a tensors.T value) and `info.foreign_stores` (qualified
     `module.NAME` that this module re-binds by attribute); `declared_global`: the names some
-    function of the module declares `global`. Cost: the module-level statements, plus one walk of
-    the tree only when a container global or an attribute store on an imported name may exist."""
+    function of the module declares `global`. Call after the functions are indexed (their
+    `attr_stores` and `calls` are read). Cost: the module-level statements, plus one walk of the
+    tree only when a global list or dict of tensors exists (to see it changed in place)."""
     counts: Counter[str] = Counter()
     single: dict[str, ast.expr] = {}
-    _bindings(tree.body, counts, single, top=True)
+    module_stores: list[str] = []
+    _bindings(tree.body, counts, single, top=True, stores=module_stores)
     kinds: dict[str, str] = {}
     for name, value in single.items():
         if counts[name] != 1 or name in declared_global:
@@ -55,21 +56,32 @@ def collect(info: ModuleInfo, tree: ast.Module, source: str, declared_global: se
         kind = _value_kind(info, value, kinds)
         if kind is not None:
             kinds[name] = kind
-    containers = {n for n, k in kinds.items() if k in ("tensor-seq", "tensor-map", "scalar")
-                  and isinstance(single[n], (ast.List, ast.Dict, ast.Set))}
-    aliases = [re.escape(a) for a in info.imports]
-    stores = bool(aliases) and re.search(rf"(?m)^\s*(?:{'|'.join(aliases)})\.\w+\s*[-+*/|&]?=[^=]", source) \
-        if source else True
-    if containers or stores:
+    # A list/dict of Python values says little; dropping it spares the walk for in-place changes.
+    containers = {n for n in kinds if isinstance(single[n], (ast.List, ast.Dict, ast.Set))}
+    for name in [n for n in containers if kinds[n] == "scalar"]:
+        del kinds[name]
+        containers.discard(name)
+    if containers:
         for node in ast.walk(tree):
-            _mutation(info, node, containers, kinds)
+            _mutation(node, containers, kinds)
     info.global_kinds = kinds
+    functions = [*info.functions.values(), *(m for c in info.classes.values() for m in c.methods.values())]
+    for store in [*module_stores, *(s for f in functions for s in f.attr_stores)]:
+        receiver, _, attr = store.rpartition(".")
+        if receiver in info.imports:  # `consts.MASK = ...` re-binds another module's global
+            info.foreign_stores.add(f"{info.imports[receiver]}.{attr}")
 
 
-def _bindings(body: list[ast.stmt], counts: Counter[str], single: dict[str, ast.expr], top: bool) -> None:
+def _bindings(body: list[ast.stmt], counts: Counter[str], single: dict[str, ast.expr], top: bool,
+              stores: list[str] | None = None) -> None:
     """Count every module-level binding of each name; `single` keeps the value of plain
-    assignments made at the top level (not under a loop) for the names assigned so."""
+    assignments made at the top level (not under a loop) for the names assigned so; `stores`
+    collects attribute targets (`consts.MASK`), dotted."""
     for stmt in body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)) and stores is not None:
+            for target in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]):
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                    stores.append(f"{target.value.id}.{target.attr}")
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             for target in targets:
@@ -90,7 +102,7 @@ def _bindings(body: list[ast.stmt], counts: Counter[str], single: dict[str, ast.
             if not isinstance(stmt, ast.While):
                 for name in _names(stmt.target):
                     counts[name] += 2
-            _bindings(stmt.body + stmt.orelse, counts, single, top=False)
+            _bindings(stmt.body + stmt.orelse, counts, single, False, stores)
             for name in _assigned_in(stmt.body):
                 counts[name] += 2  # bound at every step
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -98,13 +110,13 @@ def _bindings(body: list[ast.stmt], counts: Counter[str], single: dict[str, ast.
                 if item.optional_vars is not None:
                     for name in _names(item.optional_vars):
                         counts[name] += 1
-            _bindings(stmt.body, counts, single, top)
+            _bindings(stmt.body, counts, single, top, stores)
         elif isinstance(stmt, ast.If):
-            _bindings(stmt.body, counts, single, top=False)
-            _bindings(stmt.orelse, counts, single, top=False)
+            _bindings(stmt.body, counts, single, False, stores)
+            _bindings(stmt.orelse, counts, single, False, stores)
         elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
             for block in (stmt.body, stmt.orelse, stmt.finalbody, *(h.body for h in stmt.handlers)):  # type: ignore[attr-defined]
-                _bindings(block, counts, single, top=False)
+                _bindings(block, counts, single, False, stores)
 
 
 def _assigned_in(body: list[ast.stmt]) -> set[str]:
@@ -163,8 +175,8 @@ def _value_kind(info: ModuleInfo, value: ast.expr, known: dict[str, str]) -> str
     return None
 
 
-def _mutation(info: ModuleInfo, node: ast.AST, containers: set[str], kinds: dict[str, str]) -> None:
-    """Drop a container global changed in place by `node`; record `module.NAME = ...` stores."""
+def _mutation(node: ast.AST, containers: set[str], kinds: dict[str, str]) -> None:
+    """Drop a container global that `node` changes in place (`TABLE.append(x)`, `CACHE[k] = v`)."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
             and isinstance(node.func.value, ast.Name) and node.func.value.id in containers \
             and node.func.attr in _IN_PLACE_CONTAINER:
@@ -172,9 +184,6 @@ def _mutation(info: ModuleInfo, node: ast.AST, containers: set[str], kinds: dict
     elif isinstance(node, ast.Subscript) and not isinstance(node.ctx, ast.Load) \
             and isinstance(node.value, ast.Name) and node.value.id in containers:
         kinds.pop(node.value.id, None)
-    elif isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load) \
-            and isinstance(node.value, ast.Name) and node.value.id in info.imports:
-        info.foreign_stores.add(f"{info.imports[node.value.id]}.{node.attr}")
 
 
 # The kinds another module's global takes where it is imported. Python values stay in their own
