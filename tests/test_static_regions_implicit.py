@@ -346,3 +346,38 @@ def test_dynamo_confirms_keyword_passed_functions_and_nested_cond_branches(tmp_p
     statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
     assert {("BRK201", "ops.py", 5, "confirmed"), ("BRK102", "ops.py", 15, "confirmed")} <= statuses
     assert {f["rule_id"] for f in findings if f["status"] == "observed"} <= {"BRK902"}  # cond raised
+
+
+WHILE_LOOP = """\
+    import torch
+
+
+    def keep_going(i, x):
+        return i < 3
+
+
+    def body(i, x):
+        print("step", i)
+        return i + 1, x * 2
+
+
+    @torch.compile(backend="eager")
+    def repeat(x):
+        return torch.while_loop(keep_going, body, (torch.tensor(0), x))
+
+
+    def breakscan_examples():
+        yield repeat, (torch.ones(3),)
+"""
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_a_break_in_a_while_loop_body_is_an_error(tmp_path: Path) -> None:
+    write_files(tmp_path, {"loop.py": WHILE_LOOP})
+    static = cli_findings(tmp_path, "loop.py", "--no-dynamic")
+    assert [(f["rule_id"], f["line"], f["severity"], f["extra"].get("higher_order_op")) for f in static] == [
+        ("BRK201", 9, "error", "torch.while_loop")]
+    dynamic = cli_findings(tmp_path, "loop.py", "--backend", "eager")
+    raised = [f for f in dynamic if f["rule_id"] == "BRK902"]
+    assert raised and "UncapturedHigherOrderOpError" in raised[0]["message"]

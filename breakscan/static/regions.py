@@ -39,7 +39,7 @@ TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
 # UncapturedHigherOrderOpError (measured on 2.13 with `.item()` and `print` in a branch or body).
 HIGHER_ORDER_BRANCHES = {
     "torch.cond": (1, 2), "torch._higher_order_ops.cond": (1, 2), "torch._higher_order_ops.cond.cond": (1, 2),
-    "torch.functional.cond": (1, 2), "functorch.experimental.control_flow.cond": (1, 2),
+    "functorch.experimental.control_flow.cond": (1, 2), "torch.while_loop": (0, 1),
     "torch._higher_order_ops.while_loop": (0, 1), "torch._higher_order_ops.while_loop.while_loop": (0, 1),
 }
 
