@@ -211,7 +211,13 @@ DISABLE_PASSED_IN = {
         @torch.compile(backend="eager")
         def step(x):
             eager = wrap(helper)
-            return run(helper, x) + run_shallow(helper, x) + eager(x)
+            return run(helper, x) + run_shallow(helper, x) + eager(x) + local(helper, x)
+
+
+        def local(fn, x):
+            skipped = torch.compiler.disable(fn)
+            y = x * 2
+            return skipped(y)
 
 
         def breakscan_examples():
@@ -225,7 +231,8 @@ def test_disable_applied_to_a_function_passed_in_breaks_at_the_call(tmp_path: Pa
     findings = cli_findings(tmp_path, "pkg", "--no-dynamic", "--regions", "explicit")
     assert {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings} == {
         ("BRK208", "runner.py", 5), ("BRK208", "runner.py", 9),  # `helper` itself is never traced
-        ("BRK208", "runner.py", 13)}  # making the wrapper breaks too: Dynamo cannot trace `disable`
+        ("BRK208", "runner.py", 13),  # making the wrapper breaks too: Dynamo cannot trace `disable`
+        ("BRK208", "model.py", 17), ("BRK208", "model.py", 19)}  # made, then called through a local
 
 
 @pytest.mark.dynamic
@@ -235,6 +242,7 @@ def test_dynamo_breaks_where_disable_wraps_a_function_passed_in(tmp_path: Path) 
     findings = cli_findings(tmp_path, "pkg", "--regions", "explicit", "--backend", "eager")
     statuses = {(f["rule_id"], Path(f["path"]).name, f["line"], f["status"]) for f in findings}
     assert {("BRK208", "runner.py", line, "confirmed") for line in (5, 9, 13)} <= statuses
+    assert {("BRK208", "model.py", line, "confirmed") for line in (17, 19)} <= statuses
     assert not [f for f in findings if Path(f["path"]).name == "model.py" and f["line"] == 7]  # helper's .item()
 
 

@@ -35,6 +35,7 @@ class CheckBase(Binder):
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
     _fresh: list[set[str]]
+    _disabled_locals: list[set[str]]  # per scope: locals bound to `torch.compiler.disable(fn)`
     _guessed: list[set[str]]
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
 

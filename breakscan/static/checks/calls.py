@@ -57,7 +57,8 @@ class CallChecks(CheckBase):
                 self._emit_check("hook-in-forward", node)
             if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
                 self._emit_check("autograd-duplicate-input", node)
-        if self._makes_disabled(node) or (isinstance(func, cst.Call) and self._makes_disabled(func)):
+        if self._makes_disabled(node) or (isinstance(func, cst.Call) and self._makes_disabled(func)) or (
+                isinstance(func, cst.Name) and self._disabled_locals and func.value in self._disabled_locals[-1]):
             self._emit_check("disabled-call", node)  # disable(fn) / disable(fn)(x) in the region
             return
         name = dotted_name(func)

@@ -52,6 +52,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._init_inference(functions or {}, source, project_callers)
         self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
         self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
+        self._disabled_locals: list[set[str]] = []  # per scope: locals bound to `torch.compiler.disable(fn)`
         self._guessed: list[set[str]] = []  # per scope: tensors only by the root-parameter convention
         self._unchecked: list[cst.FunctionDef | None] = []  # per scope: parameters not yet checked for use
         self._guards: dict[int, cst.BaseExpression] = {}  # node id -> the test it runs behind
@@ -115,6 +116,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._under.append(self._branch_nodes.get(id(node), ""))
         self._computed.append({})
         self._fresh.append(set())
+        self._disabled_locals.append(set())
         self._guessed.append(set())
         self._unchecked.append(None)
         region = self.regions.get(id(node))
@@ -183,6 +185,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._under.pop()
         self._computed.pop()
         self._fresh.pop()
+        self._disabled_locals.pop()
         self._guessed.pop()
         self._unchecked.pop()
         if self._params:
@@ -262,6 +265,10 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 self._fresh[-1].add(name)
             else:
                 self._fresh[-1].discard(name)
+            if isinstance(value, cst.Call) and not augmented and self._makes_disabled(value):
+                self._disabled_locals[-1].add(name)  # `g = disable(fn)`: calling `g` breaks again
+            else:
+                self._disabled_locals[-1].discard(name)
             if value is not None and not augmented and self._only_guessed(value):
                 self._guessed[-1].add(name)
             else:
