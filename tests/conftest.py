@@ -72,6 +72,22 @@ def rule_lines(findings) -> set[tuple[str, int]]:
 
 
 @pytest.fixture(autouse=True)
+def _dynamo_disallowed_ops_restored(request):
+    """Loading BRK250's breaking example calls `torch._dynamo.disallow_in_graph` on a torch op,
+    which lasts for the process: allow the ops a test disallowed again afterwards."""
+    rules = sys.modules.get("torch._dynamo.trace_rules")
+    if rules is None and HAS_TORCH and request.node.get_closest_marker("dynamic"):
+        import torch._dynamo.trace_rules as rules  # noqa: PLC0415 (loading it disallows `graph_break` & co.)
+    # Only when Dynamo was loaded before the test: its import disallows `graph_break` & co. itself.
+    saved = set(rules._disallowed_callable_ids.function_ids or ()) if rules is not None else None
+    yield
+    if saved is not None and rules._disallowed_callable_ids.function_ids:
+        for fn_id in rules._disallowed_callable_ids.function_ids - saved:
+            rules._disallowed_callable_ids.remove(fn_id)
+            rules._allowed_callable_ids.add(fn_id)
+
+
+@pytest.fixture(autouse=True)
 def _dynamo_reorderable_logging_restored():
     """Loading a module fixed for BRK201 adds `print` to Dynamo's process-wide
     `reorderable_logging_functions`; put the set back so no other test sees it."""

@@ -39,6 +39,7 @@ from typing import Any
 
 from breakscan import __version__
 from breakscan.static import unsaved
+from breakscan.static.module_globals import shared_kinds
 from breakscan.static.torch_data import python_value_returns
 
 FORMAT = 2  # schema version: the database file's name
@@ -551,7 +552,8 @@ def module_types(name: str, module) -> list:
         out.append((cls.qualname, tuple(cls.bases), tuple(sorted(cls.methods)),
                     tuple(sorted(cls.tensor_attrs)), tuple(sorted(cls.scalar_attrs)),
                     tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items()))))
-    out.append((name, tuple(sorted(module.disabled)),
+    out.append((name, tuple(sorted(module.disabled)), tuple(sorted(module.disallowed)),
+                shared_kinds(module), tuple(sorted(module.foreign_stores)),
                 # return annotations: a caller's inferred kinds take them (call_sites._annotated_return)
                 tuple(sorted((f.qualname, f.returns) for f in module.functions.values() if f.returns)),
                 tuple(sorted((f.qualname, f.returns) for c in module.classes.values()

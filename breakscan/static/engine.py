@@ -433,10 +433,14 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         code = item.module.code_for_node(hit.node).strip()
         short = code if len(code) <= 60 and "\n" not in code else code.splitlines()[0][:57] + "..."
         message, severity = hit.rule.message.replace("{code}", short), hit.rule.severity
-        if dynamo.fullgraph and hit.rule.kind is Kind.GRAPH_BREAK:
+        extra: dict = {SUPPRESSED: True} if suppressed else {}
+        if hit.region.under and hit.rule.kind is Kind.GRAPH_BREAK:
+            message += HIGHER_ORDER_NOTE.format(op=hit.region.under.rsplit(".", 1)[-1])
+            severity = Severity.ERROR
+            extra["higher_order_op"] = hit.region.under
+        elif dynamo.fullgraph and hit.rule.kind is Kind.GRAPH_BREAK:
             message += FULLGRAPH_NOTE
             severity = Severity.ERROR
-        extra: dict = {SUPPRESSED: True} if suppressed else {}
         guard = guard_spans.get(id(hit))
         if guard is not None and guard.line <= span.line <= guard.end_line:
             # Behind a test on its own line: Dynamo tracing that line does not show that it ran.
@@ -454,6 +458,11 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
 _DEFAULT_SETTINGS = DynamoSettings()
 FULLGRAPH_NOTE = ("; the region is compiled with fullgraph=True, so this graph break is an error: "
                   "Dynamo raises torch._dynamo.exc.Unsupported instead of splitting the graph")
+
+
+HIGHER_ORDER_NOTE = ("; this runs inside a `torch.{op}` branch or body, which Dynamo must capture whole, so it "
+                     "is an error, not a graph break: the compiled call raises UncapturedHigherOrderOpError "
+                     "(torch 2.13)")
 
 
 def _extent(region: Region) -> tuple[int, int, int] | None:

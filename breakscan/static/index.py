@@ -23,6 +23,7 @@ COMPILING_SUFFIXES = ("is_torchdynamo_compiling", "is_dynamo_compiling", "is_com
 NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export"}
 DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
                       "torch._dynamo.decorators.disable"}
+DISALLOW_CALLS = {"torch._dynamo.disallow_in_graph", "torch._dynamo.decorators.disallow_in_graph"}
 COMPILE_CALLS = {"torch.compile", "torch._dynamo.optimize", "torch.compiler.compile"}
 # Markers whose function Dynamo calls without tracing its body and without a graph break
 # (measured on 2.13 with a print in the body: one graph, no break).
@@ -75,6 +76,7 @@ class CallRef:
     kind: str
     name: str
     args: tuple[str, ...] = ()  # positional arguments that are names (`f`, `self.m`), "" for others
+    kwargs: tuple[tuple[str, str], ...] = ()  # (keyword, name) for keyword arguments that are names (`fn=helper`)
 
 
 @dataclass
@@ -149,6 +151,7 @@ class FunctionInfo:
     frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    attr_stores: set[str] = field(default_factory=set)  # `obj.attr = x` targets, dotted (`self.state.v`)
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
     returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
@@ -182,6 +185,7 @@ class ModuleInfo:
     disabled: set[str] = field(default_factory=set)  # qualified names of disabled functions
     nonrecursive: set[str] = field(default_factory=set)  # disabled with recursive=False (also in disabled)
     untraced: set[str] = field(default_factory=set)  # nonstrict_trace, allow_in_graph, ... (UNTRACED_MARKERS)
+    disallowed: set[str] = field(default_factory=set)  # torch functions given to disallow_in_graph (process-wide)
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
@@ -189,6 +193,8 @@ class ModuleInfo:
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
+    global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
+    foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -323,6 +329,8 @@ class _Indexer:
                 self.klass(stmt)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)) and cls is None:
                 self.module_assign(stmt)
+            elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and cls is None:
+                self.disallow(stmt.value)
             elif isinstance(stmt, (ast.If, ast.Try)) or type(stmt).__name__ == "TryStar":
                 for block in (stmt.body, getattr(stmt, "orelse", []), getattr(stmt, "finalbody", [])):
                     self.statements(block, cls)
@@ -347,6 +355,17 @@ class _Indexer:
                 owner = ast_dotted(target.value)  # Class.method = torch.compiler.disable(Class.method)
                 if owner and owner.split(".")[0] in self.info.classes:
                     self.mark(f"{self.info.qualify(owner)}.{target.attr}", value)
+
+    def disallow(self, call: ast.Call) -> None:
+        """`torch._dynamo.disallow_in_graph(torch.op)` (or a list of ops): calls of the op break
+        in every compile region of the process (torch 2.13: GB0007)."""
+        if self.info.qualify(ast_dotted(call.func) or "") not in DISALLOW_CALLS or len(call.args) != 1:
+            return
+        arg = call.args[0]
+        for op in (arg.elts if isinstance(arg, (ast.List, ast.Tuple)) else [arg]):
+            name = ast_dotted(op)
+            if name:
+                self.info.disallowed.add(self.info.qualify(name))
 
     def mark(self, qualname: str, value: ast.AST | None) -> None:
         """Record `qualname` as disabled/untraced when `value` wraps a function in a trace marker."""
@@ -565,9 +584,14 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             ref = call_ref(node)
             if ref is not None:
                 calls.append(ref)
-        elif kind is ast.Attribute and type(node.ctx) is ast.Load and type(node.value) is ast.Name \
-                and node.value.id == "self":
-            fn.self_reads.add(node.attr)  # a property getter of the class runs here
+        elif kind is ast.Attribute:
+            ctx = type(node.ctx)
+            if ctx is ast.Load and type(node.value) is ast.Name and node.value.id == "self":
+                fn.self_reads.add(node.attr)  # a property getter of the class runs here
+            elif ctx is ast.Store:  # `obj.attr = x`: a project `__setattr__` or property setter runs
+                receiver = ast_dotted(node.value)
+                if receiver:
+                    fn.attr_stores.add(f"{receiver}.{node.attr}")
         elif kind is ast.Global:
             indexer.globals_declared.update(node.names)
         elif kind in _BLOCK_NODES:
@@ -715,10 +739,18 @@ def call_ref(node: ast.Call) -> CallRef | None:
     name = ast_dotted(func)
     if not name:
         return None
-    args = tuple(a.id if isinstance(a, ast.Name) else
-                 f"self.{a.attr}" if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
-                 and a.value.id == "self" else "" for a in node.args)
-    return CallRef("name", name, args if any(args) else ())
+    args = tuple(_passed_name(a) for a in node.args)
+    kwargs = tuple((k.arg, n) for k in node.keywords if k.arg and (n := _passed_name(k.value)))
+    return CallRef("name", name, args if any(args) else (), kwargs)
+
+
+def _passed_name(arg: ast.AST) -> str:
+    """`f` or `self.m` for an argument that names a function (maybe), else ""."""
+    if isinstance(arg, ast.Name):
+        return arg.id
+    if isinstance(arg, ast.Attribute) and isinstance(arg.value, ast.Name) and arg.value.id == "self":
+        return f"self.{arg.attr}"
+    return ""
 
 
 def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:
@@ -781,6 +813,9 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
         info.dynamo = collect(info, tree)
     info.rebound_globals = {n for n, count in indexer.literal_assigns.items()
                             if count > 1 or n in indexer.globals_declared}
+    from breakscan.static.module_globals import collect as collect_globals
+
+    collect_globals(info, tree, indexer.globals_declared)
     return info
 
 
@@ -792,6 +827,8 @@ class ProjectIndex:
     _disabled: set[str] = field(default_factory=set)
     _nonrecursive: set[str] = field(default_factory=set)
     _untraced: set[str] = field(default_factory=set)
+    _foreign_stores: set[str] = field(default_factory=set)
+    _disallowed: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
 
     def add(self, info: ModuleInfo) -> None:
@@ -803,6 +840,8 @@ class ProjectIndex:
         self._disabled |= info.disabled
         self._nonrecursive |= info.nonrecursive
         self._untraced |= info.untraced
+        self._foreign_stores |= info.foreign_stores
+        self._disallowed |= info.disallowed
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
@@ -841,6 +880,15 @@ class ProjectIndex:
         """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
         traces the functions it calls as frames of their own (measured on torch 2.13)."""
         return qualname in self._nonrecursive
+
+    def is_disallowed(self, qualname: str) -> bool:
+        """Whether a module of the project passes the torch function `qualname` to
+        `torch._dynamo.disallow_in_graph`: its calls break in every region (torch 2.13)."""
+        return qualname in self._disallowed
+
+    def is_stored_from_outside(self, qualname: str) -> bool:
+        """Whether some module re-binds the global `qualname` by attribute (`consts.MASK = ...`)."""
+        return qualname in self._foreign_stores
 
     def is_untraced(self, qualname: str) -> bool:
         """Whether Dynamo calls `qualname` without tracing its body and without a graph break

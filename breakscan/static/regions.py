@@ -5,7 +5,10 @@ applied form (`torch.compile(fn, mode=...)`, `torch.compile(mode=...)(fn)`,
 `self.f = torch.compile(self.f)`, `model.compile()`), callables yielded by
 `breakscan_examples()`, and (mode `modules`) every `nn.Module.forward`. From each root the
 region follows calls to project functions, methods (`self.m()`, `super().m()`), and submodules
-built in `__init__`, across files. Functions wrapped by `torch.compiler.disable` (decorator,
+built in `__init__`, across files; functions passed in (by position or keyword) to a function
+that calls them or to `checkpoint`; property getters and setters and project `__setattr__` run
+by attribute access; and the branches of `torch.cond` / bodies of `while_loop`, marked `under`
+that operator (a break there is an error, not a graph break). Functions wrapped by `torch.compiler.disable` (decorator,
 assignment, `self.f = disable(self.f)`, a disabled class) end a region; with `recursive=False`
 only that frame is skipped and its callees are still traced; `nonstrict_trace`,
 `allow_in_graph`, `assume_constant_result` and `leaf_function` end it too (Dynamo calls them
@@ -29,9 +32,16 @@ from breakscan.static.index import (
 
 # Torch functions that call the function passed at these positions and Dynamo traces its body
 # there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
-# use_reentrant True and False). `torch.cond` is left out: a break in a branch is an error
-# (UncapturedHigherOrderOpError), not a graph break.
+# use_reentrant True and False).
 TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
+# Higher-order operators whose function arguments (at these positions) Dynamo traces as subgraphs
+# it cannot split: a graph break inside them is an error, the compiled call raises
+# UncapturedHigherOrderOpError (measured on 2.13 with `.item()` and `print` in a branch or body).
+HIGHER_ORDER_BRANCHES = {
+    "torch.cond": (1, 2), "torch._higher_order_ops.cond": (1, 2), "torch._higher_order_ops.cond.cond": (1, 2),
+    "functorch.experimental.control_flow.cond": (1, 2), "torch.while_loop": (0, 1),
+    "torch._higher_order_ops.while_loop": (0, 1), "torch._higher_order_ops.while_loop.while_loop": (0, 1),
+}
 
 RegionKey = tuple[str, str, int]  # (module path, function qualname, occurrence)
 Target = tuple[ModuleInfo, "ClassInfo | None", FunctionInfo]  # a function a call runs, with its class
@@ -46,6 +56,7 @@ class Region:
     function: FunctionInfo
     chain: tuple[str, ...]  # names from the root, root first
     dispatch: ClassInfo | None = None  # the class of `self` when a subclass of `cls` (inherited methods)
+    under: str = ""  # the higher-order operator (`torch.cond`) whose branch or body it runs in, if any
 
     @property
     def key(self) -> RegionKey:
@@ -77,6 +88,7 @@ class RegionFinder:
         # Visible calls between traced functions: callee key -> keys of the region functions
         # whose calls (`f(x)`, `mod.f(x)`, `self.m(x)`, `super().m(x)`) reach it.
         self.callers: dict[RegionKey, set[RegionKey]] = {}
+        self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
     def compute(self) -> dict[RegionKey, Region]:
         """Every function Dynamo will trace, by RegionKey."""
@@ -87,13 +99,14 @@ class RegionFinder:
         return self.regions
 
     def _add(self, module: ModuleInfo, cls: ClassInfo | None, fn: FunctionInfo, chain: tuple[str, ...],
-             dispatch: ClassInfo | None = None) -> None:
+             dispatch: ClassInfo | None = None, under: str = "") -> None:
         """Add `fn` (defined in `cls`, if a method) as traced, `self` an instance of `dispatch`
-        (a subclass of `cls`; None: `cls` itself).
+        (a subclass of `cls`; None: `cls` itself); `under`: the higher-order operator it runs in
+        (default: that of the region being expanded).
 
         A function is one region (the first time it is reached), but its calls are followed once
         per class of `self`: an inherited method's `self.m()` runs the instance's override."""
-        region = Region(module, cls, fn, chain, dispatch if dispatch is not cls else None)
+        region = Region(module, cls, fn, chain, dispatch if dispatch is not cls else None, under or self._under)
         self_cls = region.dispatch or cls
         context = (region.key, self_cls.qualname if self_cls is not None else "")
         if context in self._contexts:
@@ -225,6 +238,7 @@ class RegionFinder:
         return []
 
     def _expand(self, region: Region) -> None:
+        self._under = region.under
         if self.regions.get(region.key) is not region:  # followed again for another class of `self`:
             self._expand_dispatch(region)  # only what depends on that class
             return
@@ -238,6 +252,7 @@ class RegionFinder:
                 self._add(mod, cls, fn, region.chain + (fn.qualname,))
         self._expand_calls(region)
         self._expand_properties(region)
+        self._expand_stores(region)
 
     def _expand_dispatch(self, region: Region) -> None:
         """The calls on `self` of a function reached again with `self` of another class: its
@@ -251,6 +266,7 @@ class RegionFinder:
                     self._add(mod, cls, fn, region.chain + (fn.qualname,), region.dispatch or region.cls)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
         self._expand_properties(region)
+        self._expand_stores(region)
 
     def _expand_properties(self, region: Region) -> None:
         """Property getters of the region's class read as `self.x` in its function."""
@@ -260,14 +276,51 @@ class RegionFinder:
             if found and PROPERTY_DECORATORS & set(found[2].decorators):
                 self._add(*found, region.chain + (found[2].qualname,), dispatch=self_cls)
 
+    def _expand_stores(self, region: Region) -> None:
+        """What `obj.attr = x` in the region's function runs: a property setter of `obj`'s class
+        (`@attr.setter`), else its project `__setattr__` (nn.Module's own is torch's). Dynamo traces
+        both (measured on 2.13: a `print` in either breaks, for `self`, a submodule and a local)."""
+        self_cls = region.dispatch or region.cls
+        for store in sorted(region.function.attr_stores):
+            receiver, _, attr = store.rpartition(".")
+            for cls_q in self._store_classes(region, receiver, self_cls):
+                setter = self.index.method(cls_q, attr)
+                if setter is not None and any(d.endswith(".setter") for d in setter[2].decorators):
+                    self._add(*setter, region.chain + (setter[2].qualname,), dispatch=None)
+                    continue
+                found = self.index.method(cls_q, "__setattr__")
+                if found is not None:
+                    self._add(*found, region.chain + (found[2].qualname,))
+
+    def _store_classes(self, region: Region, receiver: str, self_cls: ClassInfo | None) -> list[str]:
+        """The project classes an attribute store's receiver (`self`, `self.sub`, a name bound to
+        `Class(...)` in its module or the module it is imported from) is an instance of."""
+        if receiver == "self":
+            return [self_cls.qualname] if self_cls is not None else []
+        head, _, rest = receiver.partition(".")
+        if head == "self":
+            if self_cls is None or "." in rest:
+                return []
+            return list(self.index.class_attr_kinds(self_cls.qualname)[2].get(rest, ()))
+        if "." in receiver:
+            return []
+        module = region.module
+        if receiver in module.var_classes:
+            return [module.var_classes[receiver]]
+        owner, _, name = module.qualify(receiver).rpartition(".")
+        mod = self.index.modules.get(owner)
+        cls_q = mod.module_vars.get(name) if mod is not None else None
+        return [cls_q] if cls_q and self.index.lookup_class(cls_q) else []
+
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
             if call.args and call.kind == "name":
-                positions = TRACED_ARGUMENTS.get(region.module.qualify(call.name), ())
-                for position in positions:
+                qual = region.module.qualify(call.name)
+                under = qual if qual in HIGHER_ORDER_BRANCHES else ""
+                for position in TRACED_ARGUMENTS.get(qual, ()) or HIGHER_ORDER_BRANCHES.get(qual, ()):
                     arg = call.args[position] if position < len(call.args) else ""
                     for mod, cls, fn in self._resolve_argument(region, arg):
-                        self._add(mod, cls, fn, region.chain + (fn.qualname,))
+                        self._add(mod, cls, fn, region.chain + (fn.qualname,), under=under)
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
                 # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
                 self._add(mod, cls, fn, region.chain + (fn.qualname,),
@@ -277,15 +330,15 @@ class RegionFinder:
                 owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
-                if call.args and not stops:
+                if (call.args or call.kwargs) and not stops:
                     for passed in self.passed_functions(region, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
 
     def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
                          callee: FunctionInfo) -> list[Target]:
-        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`) to a
-        project function `callee` that calls the parameter they bind: Dynamo inlines `callee`
-        and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
+        """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`,
+        `apply(x, fn=helper)`) to a project function `callee` that calls the parameter they bind:
+        Dynamo inlines `callee` and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
         called = {c.name for c in callee.calls if c.kind == "name" and "." not in c.name}
         skip = 1 if cls is not None and callee.params[:1] == ["self"] else 0  # a bound method
         out: list[Target] = []
@@ -294,6 +347,9 @@ class RegionFinder:
             if not arg or index >= len(callee.params) or callee.params[index] not in called:
                 continue
             out += self._resolve_argument(region, arg)
+        for keyword, arg in call.kwargs:  # `apply(x, fn=helper)`: the parameter named so, if called
+            if keyword in called:
+                out += self._resolve_argument(region, arg)
         return out
 
     def _resolve_argument(self, region: Region, arg: str) -> list[Target]:

@@ -14,6 +14,7 @@ import libcst as cst
 from breakscan.static.index import ModuleInfo
 from breakscan.static.syntax import dotted_name
 from breakscan.static.torch_data import python_value_returns
+from breakscan.static.walk import children
 
 
 class T(Enum):
@@ -182,9 +183,11 @@ class TypeEnv:
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
                  self_modules: set[str] = frozenset(),
                  returns: Callable[[cst.Call], T] | None = None,
-                 tuple_returns: Callable[[cst.Call], list[T] | None] | None = None) -> None:
+                 tuple_returns: Callable[[cst.Call], list[T] | None] | None = None,
+                 globals_: Callable[[str], T | None] | None = None) -> None:
         """`returns(call)` gives the return kind of a call to a function of this module (or UNKNOWN);
-        `tuple_returns(call)` the kinds of the elements of the tuple it always returns (or None)."""
+        `tuple_returns(call)` the kinds of the elements of the tuple it always returns (or None);
+        `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
@@ -193,6 +196,9 @@ class TypeEnv:
         self.self_modules = self_modules if parent is None else parent.self_modules
         self.returns = returns if parent is None else parent.returns
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
+        self.globals_ = globals_ if parent is None else parent.globals_
+        self.function: cst.FunctionDef | None = None  # the def of this scope: its names shadow globals
+        self._locals: set[str] | None = None
         self._cache: dict[int, T] = {}
 
     def lookup(self, name: str) -> T:
@@ -202,7 +208,23 @@ class TypeEnv:
             if name in env.names:
                 return env.names[name]
             env = env.parent
-        return T.UNKNOWN
+        return self._global(name) or T.UNKNOWN
+
+    def _global(self, name: str) -> T | None:
+        """The kind of `name` as a module global of known kind (own or imported), unless a
+        function around bound it (a local assigned later in the body, a parameter)."""
+        if self.globals_ is None:
+            return None
+        kind = self.globals_(self.info.qualify(name))
+        env: TypeEnv | None = self
+        while kind is not None and env is not None:
+            if env.function is not None:
+                if env._locals is None:
+                    env._locals = local_names(env.function)
+                if name in env._locals:
+                    return None
+            env = env.parent
+        return kind
 
     def is_local(self, name: str) -> bool:
         """Whether `name` is bound in this function or an enclosing one (it shadows a global)."""
@@ -352,6 +374,11 @@ class TypeEnv:
         if _is_config(recv):
             return T.SCALAR  # config.hidden_size, self.config.chunk_length
         name = dotted_name(node)
+        if name and self.globals_ is not None and isinstance(recv, (cst.Name, cst.Attribute)) \
+                and recv_kind is T.UNKNOWN and not self.is_local(name.partition(".")[0]):
+            kind = self.globals_(self.info.qualify(name))  # consts.MASK: a global of another module
+            if kind is not None:
+                return kind
         if name and self.info.qualify(name).startswith("torch."):
             return T.SCALAR  # torch.float32, torch.nn.functional (as a value)...
         return T.UNKNOWN
@@ -491,6 +518,50 @@ def _is_config(node: cst.BaseExpression) -> bool:
         return node.value in CONFIG_NAMES
     return (isinstance(node, cst.Attribute) and node.attr.value in CONFIG_NAMES
             and isinstance(node.value, cst.Name) and node.value.value == "self")
+
+
+def local_names(fn: cst.FunctionDef) -> set[str]:
+    """Names a def binds in its own scope (parameters, assignment and loop targets, imports,
+    nested defs and classes; not those it declares `global` or `nonlocal`): they shadow globals."""
+    out = {p.name.value for p in (*fn.params.posonly_params, *fn.params.params, *fn.params.kwonly_params)}
+    for star in (fn.params.star_arg, fn.params.star_kwarg):
+        if isinstance(star, cst.Param):
+            out.add(star.name.value)
+    declared: set[str] = set()
+    stack: list[cst.CSTNode] = [fn.body]
+    while stack:
+        node = stack.pop()
+        targets: list[cst.CSTNode] = []
+        if isinstance(node, cst.AssignTarget):
+            targets.append(node.target)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr)):
+            targets.append(node.target)
+        elif isinstance(node, cst.For):
+            targets.append(node.target)
+        elif isinstance(node, cst.AsName):
+            targets.append(node.name)
+        elif isinstance(node, (cst.Global, cst.Nonlocal)):
+            declared.update(n.name.value for n in node.names)
+        elif isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            out.add(node.name.value)
+            continue  # their bodies are scopes of their own
+        elif isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
+            continue
+        for target in targets:
+            for name in _target_names(target):
+                out.add(name)
+        stack.extend(children(node))
+    return out - declared
+
+
+def _target_names(target: cst.CSTNode) -> list[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _target_names(el.value)]
+    if isinstance(target, cst.StarredElement):
+        return _target_names(target.value)
+    return []
 
 
 def join_kinds(kinds: list[T]) -> T:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import libcst as cst
@@ -34,11 +35,14 @@ class CheckBase(Binder):
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
     _fresh: list[set[str]]
+    _disabled_locals: list[set[str]]  # per scope: locals bound to `torch.compiler.disable(fn)`
     _guessed: list[set[str]]
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
     _only_guessed: Callable[[cst.BaseExpression], bool]
+    # RegionVisitor's: the higher-order operator whose nested branch holds the current node, or ""
+    branch_of: Callable[[], str]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
@@ -48,7 +52,11 @@ class CheckBase(Binder):
     def _emit(self, rule: Rule, node: cst.CSTNode) -> None:
         assert self.region is not None
         assert self._root is not None
-        self.hits.append(Hit(rule, node, self._root[0], self._root[1], self._guards.get(id(node))))
+        region = self._root[0]
+        under = self.branch_of() if not region.under else ""
+        if under:  # in a nested def or lambda passed to torch.cond: reported as the branch's error
+            region = dataclasses.replace(region, under=under)
+        self.hits.append(Hit(rule, node, region, self._root[1], self._guards.get(id(node))))
         if rule.kind.value == "graph-break":
             self._breaks += 1
 

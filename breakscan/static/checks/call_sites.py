@@ -16,6 +16,7 @@ from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.index import ClassInfo, ModuleInfo
 from breakscan.static.regions import Region, RegionKey
+from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
@@ -207,7 +208,12 @@ class CallSiteInference(CheckBase):
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       returns=self._return_kind, tuple_returns=self._return_elements)
+                       returns=self._return_kind, tuple_returns=self._return_elements,
+                       globals_=self._global_kind)
+
+    def _global_kind(self, qualname: str) -> T | None:
+        """The kind of a module global of the project (module_globals.global_kind)."""
+        return global_kind(self.index, qualname, self.info.name)
 
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
         """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""

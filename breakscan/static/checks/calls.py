@@ -6,6 +6,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.call_patterns import CallPatternChecks
+from breakscan.static.index import DISABLE_DECORATORS
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import T
 
@@ -56,6 +57,10 @@ class CallChecks(CallPatternChecks):
                 self._emit_check("hook-in-forward", node)
             if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
                 self._emit_check("autograd-duplicate-input", node)
+        if self._makes_disabled(node) or (isinstance(func, cst.Call) and self._makes_disabled(func)) or (
+                isinstance(func, cst.Name) and self._disabled_locals and func.value in self._disabled_locals[-1]):
+            self._emit_check("disabled-call", node)  # disable(fn) / disable(fn)(x) in the region
+            return
         name = dotted_name(func)
         if name is None:
             return
@@ -84,6 +89,8 @@ class CallChecks(CallPatternChecks):
             self._emit_check("requires-grad-set", node)
         if self._calls_disabled(func, qual):
             self._emit_check("disabled-call", node)
+        elif self.index.is_disallowed(qual):
+            self._emit_check("disallowed-call", node)
 
     def _duplicate_tensor_argument(self, node: cst.Call) -> bool:
         """Whether two arguments of `node` are the same name or `self.<attr>` holding a tensor."""
@@ -181,6 +188,22 @@ class CallChecks(CallPatternChecks):
                 self.index.is_disabled(f"{q}.forward") for q in subs)  # an instance of a disabled class
         return False
 
+    def _makes_disabled(self, call: cst.Call) -> bool:
+        """`torch.compiler.disable(fn)` or `disable(recursive=False)(fn)` (also `torch._dynamo.disable`,
+        `skip`) called inside a region: Dynamo cannot trace `disable` itself and breaks there
+        (GB0007), then again where the wrapper is called (GB0098), whatever `fn` is: a function
+        passed in as a parameter, a method, a lambda (measured on 2.13)."""
+        if not any(not a.keyword and not a.star for a in call.args):
+            return False  # `disable(recursive=False)` alone is a decorator factory
+        func = call.func
+        if isinstance(func, cst.Call) and not any(not a.keyword and not a.star for a in func.args):
+            func = func.func  # disable(recursive=False)(fn)
+        name = dotted_name(func)
+        if name is None or self._is_shadowed(name):
+            return False
+        qual = self.info.qualify(name)
+        return qual in DISABLE_DECORATORS or qual == "torch._dynamo.decorators.skip"
+
     def _is_passed_in(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name):
             return bool(self._params) and expr.value in self._params[-1]
@@ -197,6 +220,6 @@ class CallChecks(CallPatternChecks):
 # Which checks each visit_ method runs (errors.rules_at_risk adds the catalog's call rules).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
-                   "requires-grad-set", "disabled-call", "hook-in-forward", "tensor-size-argument",
+                   "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "where-one-arg", "autograd-duplicate-input"),
 }

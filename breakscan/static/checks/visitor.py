@@ -20,7 +20,7 @@ from breakscan.static.checks.mutation import MutationChecks
 from breakscan.static.checks.operators import OperatorChecks
 from breakscan.static.checks.rule_index import Hit, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex
-from breakscan.static.regions import Region
+from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
 from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
 from breakscan.static.walk import children, iter_nodes, walk
@@ -52,6 +52,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._init_inference(functions or {}, source, project_callers)
         self._computed: list[dict[str, int]] = []  # per scope: tensor local -> self._breaks at its assignment
         self._fresh: list[set[str]] = []  # per scope: locals holding a tensor made here without grad
+        self._disabled_locals: list[set[str]] = []  # per scope: locals bound to `torch.compiler.disable(fn)`
         self._guessed: list[set[str]] = []  # per scope: tensors only by the root-parameter convention
         self._unchecked: list[cst.FunctionDef | None] = []  # per scope: parameters not yet checked for use
         self._guards: dict[int, cst.BaseExpression] = {}  # node id -> the test it runs behind
@@ -75,27 +76,58 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
         self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
         self._str_params: list[set[str]] = []  # str parameters of compiled roots
+        # Nested defs and lambdas passed to `torch.cond` / `while_loop` in the region function being
+        # walked (id -> the operator), and the operators around the current node, innermost last.
+        self._may_branch = source is None or "cond(" in source or "while_loop(" in source
+        self._branch_nodes: dict[int, str] = {}
+        self._under: list[str] = []
 
     def check_function(self, region: Region, node: cst.FunctionDef) -> None:
         """Walk one region function (nested functions included)."""
         self._root = (region, node)
+        self._branch_nodes = self._higher_order_branches(node) if self._may_branch else {}
         walk(node, self)
         self._root = None
+
+    def _higher_order_branches(self, node: cst.FunctionDef) -> dict[int, str]:
+        """The nested defs (passed by name) and lambdas that `node` passes as a branch or body to
+        a higher-order operator (regions.HIGHER_ORDER_BRANCHES): Dynamo must trace them whole."""
+        names: dict[str, str] = {}
+        out: dict[int, str] = {}
+        for call in iter_nodes(node, cst.Call):
+            name = dotted_name(call.func)
+            op = self.info.qualify(name) if name else ""
+            for position in HIGHER_ORDER_BRANCHES.get(op, ()):
+                if position < len(call.args) and not call.args[position].keyword:
+                    value = call.args[position].value
+                    if isinstance(value, cst.Lambda):
+                        out[id(value)] = op
+                    elif isinstance(value, cst.Name):
+                        names[value.value] = op
+        if names:
+            for nested in iter_nodes(node.body, cst.FunctionDef):
+                if nested.name.value in names:
+                    out[id(nested)] = names[nested.name.value]
+        return out
 
     # scopes ------------------------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._stack.append((self.env, self.region))
+        self._under.append(self._branch_nodes.get(id(node), ""))
         self._computed.append({})
         self._fresh.append(set())
+        self._disabled_locals.append(set())
         self._guessed.append(set())
         self._unchecked.append(None)
         region = self.regions.get(id(node))
         if region is not None:
             self.region = region
             self.env = self._root_env(region)
+            self.env.function = node
             self._bind_params(node, region)
         elif self.region is not None and self.env is not None:  # nested def inside a region
             self.env = TypeEnv(self.info, parent=self.env)
+            self.env.function = node
             self._bind_params(node, None)
         else:
             self.env, self.region = None, None
@@ -150,8 +182,10 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self.env, self.region = self._stack.pop()
+        self._under.pop()
         self._computed.pop()
         self._fresh.pop()
+        self._disabled_locals.pop()
         self._guessed.pop()
         self._unchecked.pop()
         if self._params:
@@ -160,7 +194,16 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
             self._str_params.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
+        self._under.append(self._branch_nodes.get(id(node), ""))
         return self.region is not None
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._under.pop()
+
+    def branch_of(self) -> str:
+        """The higher-order operator whose nested branch (a def or lambda of the region function)
+        the current node lies in, or ""."""
+        return next((op for op in reversed(self._under) if op), "")
 
     # code behind a test in one expression -----------------------------------------------------
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
@@ -222,6 +265,10 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 self._fresh[-1].add(name)
             else:
                 self._fresh[-1].discard(name)
+            if isinstance(value, cst.Call) and not augmented and self._makes_disabled(value):
+                self._disabled_locals[-1].add(name)  # `g = disable(fn)`: calling `g` breaks again
+            else:
+                self._disabled_locals[-1].discard(name)
             if value is not None and not augmented and self._only_guessed(value):
                 self._guessed[-1].add(name)
             else:
