@@ -40,10 +40,13 @@ class ControlFlowChecks(CheckBase):
 
     # traced-branch pruning -----------------------------------------------------------------
     def visit_If(self, node: cst.If) -> bool:
+        self._switch_branch(node)  # an elif ends its parent's body (binding.Binder)
         if self.region is None:
+            self._open_branch(node)
             return True
         known = compiling_guard(self.info, node.test, self.index.compiling_helpers)
         if known is None:
+            self._open_branch(node)
             self._check_test(node.test)
             return True
         if known:
