@@ -13,6 +13,13 @@ Writes, each stamped with the torch version it came from:
   It also lists the `torch.X` Python functions annotated to return a Python value
   (`python_value_returns`: `torch.seed`, `torch.initial_seed`, ...), which the tensor inference
   reads (breakscan/static/tensors.py).
+  Its tag `nn_parameter_ctor` lists the `torch.nn` module classes whose construction with default
+  options creates an `nn.Parameter` (found by constructing each with small integer arguments and
+  listing its parameters): Dynamo breaks on that constructor inside a compiled region (GB0264;
+  BRK303 matches them through `torch_ops = ["nn_parameter_ctor"]`).
+  Its tag `dynamo_skipped_functions` lists the torch functions that `manual_torch_name_rule_map` in
+  `torch/_dynamo/trace_rules.py` maps to `SkipFunctionVariable` (Dynamo breaks the graph on a call,
+  GB0007), less those another rule's `[match] calls` already names (BRK240 matches the rest).
 - `rules/data/dynamo-skips.json`: what Dynamo's `torch/_dynamo/trace_rules.py` skips or inlines: the
   builtin and third-party skip lists, torch's module skip/inline lists, the torch functions
   `manual_torch_name_rule_map` marks as skipped or inlined, force-skipped files.
@@ -128,10 +135,77 @@ def numpy_untraced() -> dict:
     return {"numpy": np.__version__, "calls": calls, "tensor_methods": []}
 
 
+def nn_parameter_ctor() -> dict:
+    """The `torch.nn` module classes that create an `nn.Parameter` when built with default options.
+
+    Each public `nn.Module` subclass in `torch.nn` is constructed with its required arguments set to
+    4 (`nn.Linear(4, 4)`, `nn.LayerNorm(4)`); a class whose instance then has a parameter (not a
+    lazy `UninitializedParameter`) is listed. A class that cannot be built that way is left out
+    (precision first): `not_by_name` says why. `nn.InstanceNorm2d(4)` (affine=False by default)
+    creates none, so it is not listed.
+    """
+    import inspect
+    import warnings
+
+    calls, skipped = [], {}
+    for name in sorted(dir(torch.nn)):
+        cls = getattr(torch.nn, name)
+        if name.startswith("_") or not (inspect.isclass(cls) and issubclass(cls, torch.nn.Module)):
+            continue
+        try:
+            required = [p for p in inspect.signature(cls).parameters.values()
+                        if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                module = cls(*[4] * len(required))
+        except Exception as exc:  # noqa: BLE001 - any class that needs real arguments is left out
+            skipped[name] = f"not built with integer arguments: {type(exc).__name__}"
+            continue
+        params = list(module.parameters())
+        if params and not any(isinstance(p, torch.nn.parameter.UninitializedParameter) for p in params):
+            calls.append(f"torch.nn.{name}")
+    return {"calls": calls, "tensor_methods": [], "not_by_name": skipped}
+
+
+def dynamo_skipped_functions() -> dict:
+    """The torch functions Dynamo marks as skipped (`manual_torch_name_rule_map`), as calls to match.
+
+    Methods of objects (`torch.default_generator#seed`) are left out (not called by a dotted name);
+    so are the names another rule under rules/ already lists in `[match] calls` (`torch.manual_seed`
+    is BRK215's), so that one call is reported once.
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    from torch._dynamo import trace_rules as tr
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    claimed: dict[str, str] = {}
+    for path in sorted((ROOT / "rules").glob("BRK*.toml")):
+        rule = tomllib.loads(path.read_text(encoding="utf-8"))
+        for name in rule.get("match", {}).get("calls", ()):
+            claimed.setdefault(name, rule["id"])
+    calls, skipped = [], {}
+    for name, kind in sorted(tr.manual_torch_name_rule_map.items()):
+        if kind is not SkipFunctionVariable:
+            continue
+        if "#" in name:
+            skipped[name] = "a method of an object, not called by this dotted name"
+        elif name in claimed:
+            skipped[name] = f"matched by {claimed[name]}"
+        else:
+            calls.append(name)
+    return {"calls": calls, "tensor_methods": [], "not_by_name": skipped}
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
     tags["numpy_untraced"] = numpy_untraced()
+    tags["nn_parameter_ctor"] = nn_parameter_ctor()
+    tags["dynamo_skipped_functions"] = dynamo_skipped_functions()
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",

@@ -65,6 +65,7 @@ MODEL = """
     def breakscan_examples():
         yield Conv(), (torch.randn(3, 4), torch.tensor([[0, 1, 2], [0, 2, 2]]))
 """
+GRAPH_PLAIN = GRAPH.replace("if edge_index.is_sparse:\n            edge_index", "edge_index")  # always rebound
 PROJECT = {"pkg/__init__.py": "", "pkg/sparse.py": SPARSE, "pkg/graph.py": GRAPH, "pkg/model.py": MODEL}
 
 
@@ -75,10 +76,21 @@ def test_a_name_rebound_from_an_annotated_helper_in_another_file_stays_a_tensor(
 
 
 def test_a_helper_annotated_with_another_type_does_not_make_a_tensor(tmp_path: Path) -> None:
-    # `-> Tuple[int, int]`: the rebound name is a Python value; nothing to flag.
+    # `-> Tuple[int, int]`: the rebound name is a Python value; nothing to flag. (The rebinding is
+    # unconditional here: under `if edge_index.is_sparse:` the other path keeps the tensor, and
+    # Dynamo breaks on that path.)
+    write_files(tmp_path, {**PROJECT, "pkg/sparse.py": SPARSE.replace(
+        "def to_pairs(adj: Tensor) -> Tuple[Tensor, Tensor]:", "def to_pairs(adj: Tensor) -> Tuple[int, int]:"),
+        "pkg/graph.py": GRAPH_PLAIN})
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == set()
+
+
+def test_a_tensor_kept_on_the_other_path_of_an_if_stays_a_tensor(tmp_path: Path) -> None:
+    # `if edge_index.is_sparse: edge_index, value = to_pairs(...)` with `-> Tuple[int, int]`: the
+    # dense path (the one Dynamo traces here) keeps the tensor, so the mask index still breaks.
     write_files(tmp_path, {**PROJECT, "pkg/sparse.py": SPARSE.replace(
         "def to_pairs(adj: Tensor) -> Tuple[Tensor, Tensor]:", "def to_pairs(adj: Tensor) -> Tuple[int, int]:")})
-    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == set()
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", "--no-cache")) == {("BRK106", "graph.py", 14)}
 
 
 def test_an_annotated_tensor_return_from_another_file_decides_a_branch(tmp_path: Path) -> None:
@@ -100,9 +112,9 @@ def test_an_annotated_tensor_return_from_another_file_decides_a_branch(tmp_path:
 
 
 def test_editing_the_helpers_annotation_rechecks_its_callers(tmp_path: Path) -> None:
-    write_files(tmp_path, PROJECT)
+    write_files(tmp_path, {**PROJECT, "pkg/graph.py": GRAPH_PLAIN})
     cache = tmp_path / ".cache"
-    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", cache=cache)) == {("BRK106", "graph.py", 14)}
+    assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", cache=cache)) == {("BRK106", "graph.py", 13)}
     sparse = tmp_path / "pkg" / "sparse.py"
     sparse.write_text(sparse.read_text().replace("-> Tuple[Tensor, Tensor]:", "-> Tuple[int, int]:"))
     assert located(cli_findings(tmp_path, "pkg", "--no-dynamic", cache=cache)) == set()

@@ -130,6 +130,116 @@ def _unet_sdxl(device):
                    torch.randn(1, 4, 32, device=device)), {"added_cond_kwargs": cond}
 
 
+def _block(path: str, inputs, **config):
+    """A building block (``diffusers.models.<module>.<Class>``) on tensor inputs, as a module case."""
+
+    def factory(device):
+        import importlib
+
+        module, _, cls = path.rpartition(".")
+        return getattr(importlib.import_module(module), cls)(**config), *inputs(device)
+
+    return factory
+
+
+def _tensors(*shapes, **named):
+    """Inputs: random tensors of ``shapes`` (positional) and ``named`` (keyword) on the device."""
+
+    def inputs(device):
+        import torch
+
+        return tuple(torch.randn(*s, device=device) for s in shapes), {
+            k: torch.randn(*s, device=device) for k, s in named.items()}
+
+    return inputs
+
+
+def _timesteps_input(device):
+    import torch
+
+    return (torch.tensor([1.0, 500.0], device=device),), {}
+
+
+def _pixart(device):
+    import torch
+    from diffusers import PixArtTransformer2DModel
+
+    model = PixArtTransformer2DModel(sample_size=8, num_layers=1, patch_size=2, attention_head_dim=8,
+                                     num_attention_heads=2, caption_channels=32, in_channels=4,
+                                     cross_attention_dim=16, out_channels=8, attention_bias=True,
+                                     activation_fn="gelu-approximate", num_embeds_ada_norm=1000,
+                                     norm_type="ada_norm_single", norm_elementwise_affine=False, norm_eps=1e-6)
+    return model, (torch.randn(1, 4, 8, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 8, 32, device=device), "timestep": torch.tensor([10], device=device),
+        "added_cond_kwargs": {"aspect_ratio": None, "resolution": None}}
+
+
+def _sana(device):
+    import torch
+    from diffusers import SanaTransformer2DModel
+
+    model = SanaTransformer2DModel(patch_size=1, in_channels=4, out_channels=4, num_layers=1, attention_head_dim=4,
+                                   num_attention_heads=2, num_cross_attention_heads=2, cross_attention_head_dim=4,
+                                   cross_attention_dim=8, caption_channels=8, sample_size=8)
+    return model, (torch.randn(1, 4, 8, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 8, 8, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _auraflow(device):
+    import torch
+    from diffusers import AuraFlowTransformer2DModel
+
+    model = AuraFlowTransformer2DModel(sample_size=16, patch_size=2, in_channels=4, num_mmdit_layers=1,
+                                       num_single_dit_layers=1, attention_head_dim=8, num_attention_heads=2,
+                                       caption_projection_dim=16, joint_attention_dim=32, out_channels=4,
+                                       pos_embed_max_size=64)
+    return model, (torch.randn(1, 4, 16, 16, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 8, 32, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _cogvideox(device):
+    import torch
+    from diffusers import CogVideoXTransformer3DModel
+
+    model = CogVideoXTransformer3DModel(num_attention_heads=2, attention_head_dim=8, in_channels=4, out_channels=4,
+                                        time_embed_dim=2, text_embed_dim=8, num_layers=1, sample_width=8,
+                                        sample_height=8, sample_frames=8, patch_size=2, temporal_compression_ratio=4,
+                                        max_text_seq_length=8)
+    return model, (torch.randn(1, 1, 4, 8, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 8, 8, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _wan(device):
+    import torch
+    from diffusers import WanTransformer3DModel
+
+    model = WanTransformer3DModel(patch_size=(1, 2, 2), num_attention_heads=2, attention_head_dim=12, in_channels=4,
+                                  out_channels=4, text_dim=16, freq_dim=32, ffn_dim=32, num_layers=1,
+                                  cross_attn_norm=True, qk_norm="rms_norm_across_heads", rope_max_seq_len=32)
+    return model, (torch.randn(1, 4, 2, 8, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 8, 16, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _unet3d(device):
+    import torch
+    from diffusers import UNet3DConditionModel
+
+    model = UNet3DConditionModel(block_out_channels=(8, 16), norm_num_groups=4, in_channels=4, out_channels=4,
+                                 down_block_types=("CrossAttnDownBlock3D", "DownBlock3D"),
+                                 up_block_types=("UpBlock3D", "CrossAttnUpBlock3D"), cross_attention_dim=8,
+                                 attention_head_dim=4, layers_per_block=1, sample_size=16)
+    return model, (torch.randn(1, 4, 2, 16, 16, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 4, 8, device=device)), {}
+
+
+def _resnet_block(device):
+    import torch
+    from diffusers.models.resnet import ResnetBlock2D
+
+    block = ResnetBlock2D(in_channels=8, out_channels=16, temb_channels=32, groups=4)
+    return block, (torch.randn(1, 8, 8, 8, device=device), torch.randn(1, 32, device=device)), {}
+
+
 def _scheduler_step(cls: str, **config):
     """A scheduler's ``step`` on a random model output, after ``set_timesteps(10)``: the
     denoising loop's per-step call, compiled as a bound method."""
@@ -193,4 +303,37 @@ CASES: list[Case] = [
     _sched("PNDMScheduler", "scheduling_pndm"),
     _sched("HeunDiscreteScheduler", "scheduling_heun_discrete"),
     _sched("UniPCMultistepScheduler", "scheduling_unipc_multistep"),
+    Case("diffusers", "PixArtTransformer2DModel", _pixart),
+    Case("diffusers", "SanaTransformer2DModel", _sana),
+    Case("diffusers", "AuraFlowTransformer2DModel", _auraflow),
+    Case("diffusers", "CogVideoXTransformer3DModel", _cogvideox),
+    Case("diffusers", "WanTransformer3DModel", _wan),
+    Case("diffusers", "UNet3DConditionModel", _unet3d),
+    Case("diffusers", "T2IAdapter", _model("T2IAdapter", _image(timestep=False, size=32), in_channels=3,
+                                           channels=(16, 32), num_res_blocks=1, downscale_factor=4,
+                                           adapter_type="full_adapter")),
+    Case("diffusers", "embeddings.TimestepEmbedding", _block("diffusers.models.embeddings.TimestepEmbedding",
+                                                             _tensors((2, 16)), in_channels=16, time_embed_dim=32)),
+    Case("diffusers", "embeddings.Timesteps", _block("diffusers.models.embeddings.Timesteps", _timesteps_input,
+                                                     num_channels=16, flip_sin_to_cos=True, downscale_freq_shift=0)),
+    Case("diffusers", "attention_processor.Attention", _block("diffusers.models.attention_processor.Attention",
+                                                              _tensors((1, 6, 16)), query_dim=16, heads=2,
+                                                              dim_head=8)),
+    Case("diffusers", "attention.BasicTransformerBlock", _block(
+        "diffusers.models.attention.BasicTransformerBlock", _tensors((1, 6, 16), encoder_hidden_states=(1, 4, 16)),
+        dim=16, num_attention_heads=2, attention_head_dim=8, cross_attention_dim=16)),
+    Case("diffusers", "resnet.ResnetBlock2D", _resnet_block),
+    Case("diffusers", "upsampling.Upsample2D", _block("diffusers.models.upsampling.Upsample2D", _tensors((1, 8, 8, 8)),
+                                                      channels=8, use_conv=True)),
+    Case("diffusers", "downsampling.Downsample2D", _block("diffusers.models.downsampling.Downsample2D",
+                                                          _tensors((1, 8, 8, 8)), channels=8, use_conv=True)),
+    _sched("EulerAncestralDiscreteScheduler", "scheduling_euler_ancestral_discrete"),
+    _sched("DEISMultistepScheduler", "scheduling_deis_multistep"),
+    _sched("KDPM2DiscreteScheduler", "scheduling_k_dpm_2_discrete"),
+    _sched("DPMSolverSinglestepScheduler", "scheduling_dpmsolver_singlestep"),
+    _sched("FlowMatchEulerDiscreteScheduler", "scheduling_flow_match_euler_discrete"),
+    _sched("LCMScheduler", "scheduling_lcm"),
+    _sched("TCDScheduler", "scheduling_tcd"),
+    _sched("SASolverScheduler", "scheduling_sasolver"),
+    _sched("IPNDMScheduler", "scheduling_ipndm"),
 ]

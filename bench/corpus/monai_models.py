@@ -29,6 +29,38 @@ def _loss(cls: str, **kwargs):
     return factory
 
 
+def _pair(cls: str, shape: tuple[int, ...] = (2, 1, 16, 16), **kwargs):
+    """A loss of two images of the same shape (registration / similarity losses)."""
+
+    def factory(device):
+        import torch
+        from monai import losses
+
+        return getattr(losses, cls)(**kwargs), (torch.rand(*shape, device=device),
+                                                torch.rand(*shape, device=device)), {}
+
+    return factory
+
+
+def _diffusion_unet(device):
+    import torch
+    from monai.networks.nets import DiffusionModelUNet
+
+    model = DiffusionModelUNet(spatial_dims=2, in_channels=1, out_channels=1, channels=(8, 8), norm_num_groups=8,
+                               attention_levels=(False, True), num_res_blocks=1, num_head_channels=8)
+    return model, (torch.randn(1, 1, 16, 16, device=device), torch.tensor([10], device=device)), {}
+
+
+def _block(cls: str, shape: tuple[int, ...], **kwargs):
+    def factory(device):
+        import torch
+        from monai.networks import blocks
+
+        return getattr(blocks, cls)(**kwargs), (torch.randn(*shape, device=device),), {}
+
+    return factory
+
+
 CASES: list[Case] = [
     Case("monai", "UNet", _net("UNet", spatial_dims=2, in_channels=1, out_channels=2, channels=(4, 8, 16),
                                strides=(2, 2), num_res_units=1)),
@@ -66,4 +98,31 @@ CASES: list[Case] = [
     Case("monai", "DiceCELoss", _loss("DiceCELoss", to_onehot_y=True, softmax=True)),
     Case("monai", "FocalLoss", _loss("FocalLoss", to_onehot_y=True)),
     Case("monai", "TverskyLoss", _loss("TverskyLoss", to_onehot_y=True, softmax=True)),
+    Case("monai", "Classifier", _net("Classifier", in_shape=(1, 32, 32), classes=2, channels=(4, 8),
+                                     strides=(2, 2))),
+    Case("monai", "Generator", _net("Generator", (2, 4), latent_shape=(4,), start_shape=(8, 4, 4), channels=(4, 1),
+                                    strides=(2, 2))),
+    Case("monai", "SEResNet50", _net("SEResNet50", spatial_dims=2, in_channels=1, num_classes=2)),
+    Case("monai", "BasicUNetPlusPlus", _net("BasicUNetPlusPlus", spatial_dims=2, in_channels=1, out_channels=2,
+                                            features=(4, 4, 8, 8, 16, 4))),
+    Case("monai", "SegResNetDS", _net("SegResNetDS", spatial_dims=2, init_filters=4, in_channels=1, out_channels=2,
+                                      blocks_down=(1, 1, 1))),
+    Case("monai", "LocalNet", _net("LocalNet", spatial_dims=2, in_channels=1, num_channel_initial=4,
+                                   extract_levels=(0, 1, 2), out_channels=2)),
+    Case("monai", "MedNeXt", _net("MedNeXt", spatial_dims=2, in_channels=1, out_channels=2, init_filters=4,
+                                  blocks_down=(1, 1, 1, 1), blocks_bottleneck=1, blocks_up=(1, 1, 1, 1))),
+    Case("monai", "ViTAutoEnc", _net("ViTAutoEnc", in_channels=1, img_size=(32, 32), patch_size=(4, 4),
+                                     hidden_size=32, mlp_dim=64, num_layers=1, num_heads=2, spatial_dims=2)),
+    Case("monai", "DiffusionModelUNet", _diffusion_unet),
+    Case("monai", "GeneralizedDiceLoss", _loss("GeneralizedDiceLoss", to_onehot_y=True, softmax=True)),
+    Case("monai", "DiceFocalLoss", _loss("DiceFocalLoss", to_onehot_y=True, softmax=True)),
+    Case("monai", "SSIMLoss", _pair("SSIMLoss", spatial_dims=2, win_size=5)),
+    Case("monai", "LocalNormalizedCrossCorrelationLoss", _pair("LocalNormalizedCrossCorrelationLoss",
+                                                               spatial_dims=2, kernel_size=3)),
+    Case("monai", "GlobalMutualInformationLoss", _pair("GlobalMutualInformationLoss", num_bins=8)),
+    Case("monai", "blocks.UnetResBlock", _block("UnetResBlock", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                                out_channels=8, kernel_size=3, stride=1, norm_name="instance")),
+    Case("monai", "blocks.SABlock", _block("SABlock", (2, 6, 16), hidden_size=16, num_heads=2)),
+    Case("monai", "blocks.ResidualUnit", _block("ResidualUnit", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                                out_channels=8, strides=2, subunits=2)),
 ]

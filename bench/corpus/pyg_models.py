@@ -53,6 +53,22 @@ def _edge_conv(device):
     return EdgeConv(mlp), *_graph(device)
 
 
+def _gine(device):
+    import torch
+    from torch_geometric.nn import GINEConv
+
+    mlp = torch.nn.Sequential(torch.nn.Linear(FEATURES, 16), torch.nn.ReLU())
+    return GINEConv(mlp, edge_dim=4), *_graph(device, 4)
+
+
+def _pna(device):
+    import torch
+    from torch_geometric.nn import PNAConv
+
+    conv = PNAConv(FEATURES, 16, aggregators=["mean", "max"], scalers=["identity"], deg=torch.tensor([0, 2, 4, 4]))
+    return conv, *_graph(device)
+
+
 def _pool_inputs(device):
     import torch
 
@@ -112,4 +128,14 @@ CASES: list[Case] = [
     Case("torch_geometric", "SchNet", _schnet),
     function_case("torch_geometric", "torch_geometric.nn.global_mean_pool", _pool_inputs),
     function_case("torch_geometric", "torch_geometric.utils.softmax", _pool_inputs),
+    Case("torch_geometric", "ResGatedGraphConv", _conv("ResGatedGraphConv", FEATURES, 16)),
+    Case("torch_geometric", "LEConv", _conv("LEConv", FEATURES, 16)),
+    Case("torch_geometric", "GeneralConv", _conv("GeneralConv", FEATURES, 16)),
+    Case("torch_geometric", "SuperGATConv", _conv("SuperGATConv", FEATURES, 8, heads=2)),
+    Case("torch_geometric", "GatedGraphConv", _conv("GatedGraphConv", 16, num_layers=2)),
+    Case("torch_geometric", "FeaStConv", _conv("FeaStConv", FEATURES, 16, heads=2)),
+    Case("torch_geometric", "PNAConv", _pna),
+    Case("torch_geometric", "GINEConv", _gine),
+    function_case("torch_geometric", "torch_geometric.nn.global_max_pool", _pool_inputs),
+    function_case("torch_geometric", "torch_geometric.utils.to_dense_batch", _pool_inputs),
 ]

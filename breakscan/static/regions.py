@@ -312,8 +312,26 @@ class RegionFinder:
         cls_q = mod.module_vars.get(name) if mod is not None else None
         return [cls_q] if cls_q and self.index.lookup_class(cls_q) else []
 
+    def constructed_module_init(self, module: ModuleInfo, call: CallRef) -> tuple[Target, ClassInfo] | None:
+        """`Block(4)` in traced code, `Block` a project `nn.Module` class (it or a project base has
+        `forward`): Dynamo traces the class's `__init__` (its own or a project base's) with `self` a
+        `Block`, and falls back at the `super().__init__()` that reaches `nn.Module` (GB0119,
+        measured on 2.13). Returns that `__init__` and the class built, or None."""
+        if call.kind != "name":
+            return None
+        qual = module.qualify(call.name)
+        hit = self.index.lookup_class(qual)
+        if hit is None or not hit[1].bases or self.index.method(qual, "forward") is None:
+            return None
+        init = self.index.method(qual, "__init__")
+        return (init, hit[1]) if init else None
+
     def _expand_calls(self, region: Region) -> None:
         for call in region.function.calls:
+            built = self.constructed_module_init(region.module, call)
+            if built is not None:
+                (mod, cls, fn), self_cls = built
+                self._add(mod, cls, fn, region.chain + (fn.qualname,), self_cls)
             if call.args and call.kind == "name":
                 qual = region.module.qualify(call.name)
                 under = qual if qual in HIGHER_ORDER_BRANCHES else ""

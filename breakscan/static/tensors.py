@@ -259,6 +259,33 @@ class TypeEnv:
                 else:
                     self.bind(value, inner)
 
+    def bound(self) -> dict[str, T]:
+        """A copy of the names bound in this scope (not its parents'), to restore or join later."""
+        return dict(self.names)
+
+    def restore(self, names: dict[str, T]) -> None:
+        """Rebind this scope's names to `names` (a `bound()` copy): back to the state before a branch."""
+        self.names = dict(names)
+        self._cache.clear()
+
+    def join_path(self, other: dict[str, T]) -> None:
+        """After an `if`: the names as the other path left them (`other`) meet this path's.
+
+        A name that is a tensor on one path and a Python value on the other is a tensor
+        (`join_kinds`, as for `a if c else b`); where the join is unknown the current binding
+        stays (precision first: this only adds tensors the paths agree on being possible).
+        A name bound on the other path only is taken from it.
+        """
+        for name, kind in other.items():
+            mine = self.names.get(name)
+            if mine is None:
+                self.names[name] = kind
+            elif mine is not kind:
+                joined = join_kinds([mine, kind])
+                if joined is not T.UNKNOWN:
+                    self.names[name] = joined
+        self._cache.clear()
+
     def element_kinds(self, node: cst.BaseExpression) -> list[T] | None:
         """Kinds of the elements of a tuple value, when known one by one: a tuple or list display
         without starred elements, or a call of a function of this module that always returns a

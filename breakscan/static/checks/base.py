@@ -38,6 +38,8 @@ class CheckBase(Binder):
     _disabled_locals: list[set[str]]  # per scope: locals bound to `torch.compiler.disable(fn)`
     _guessed: list[set[str]]
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
+    _pending_inits: list[tuple[cst.Call, int]]  # `super().__init__()` calls of a traced module __init__
+    _breaks_at_def: int  # `_breaks` when the walk entered the current region function
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
     _only_guessed: Callable[[cst.BaseExpression], bool]

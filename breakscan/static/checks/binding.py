@@ -4,6 +4,7 @@ function returns (`ReturnCollector`). The kinds themselves are inferred by tenso
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import libcst as cst
 
@@ -52,10 +53,78 @@ def all_params(node: cst.FunctionDef) -> list[cst.Param]:
     return [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
 
 
+@dataclass
+class _Branch:
+    """An `if` being walked: the scope's names before it, and after its body once the walk left it."""
+
+    node: cst.If
+    env: TypeEnv
+    before: dict[str, T]
+    body: dict[str, T] | None = None
+
+
+def _ends_flow(suite: cst.BaseSuite | cst.Else | cst.If) -> bool:
+    """Whether a branch's last statement leaves it (`return`, `raise`, `continue`, `break`):
+    its bindings do not reach the code after the `if`."""
+    if isinstance(suite, cst.If):
+        return False  # an elif: its own paths are joined already
+    if isinstance(suite, cst.Else):
+        suite = suite.body
+    body = suite.body
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, cst.SimpleStatementLine):
+        last = last.body[-1] if last.body else last
+    return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
+
+
 class Binder:
-    """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`)."""
+    """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`).
+
+    The two paths of an `if` are walked from the same state (the `else`/`elif` does not see the
+    body's bindings) and meet when the walk leaves the `if` (TypeEnv.join_path): a name that is a
+    tensor on one path and a Python value on the other is a tensor after it.
+    """
 
     env: TypeEnv | None
+
+    def visit_If(self, node: cst.If) -> bool | None:
+        self._switch_branch(node)
+        self._open_branch(node)
+        return True
+
+    def visit_Else(self, node: cst.Else) -> None:
+        self._switch_branch(node)
+
+    def leave_If(self, original_node: cst.If) -> None:
+        branches = self.__dict__.get("_branches")
+        if not branches or branches[-1].node is not original_node:
+            return  # not opened (a pruned `if`, or no scope)
+        branch = branches.pop()
+        node, env = branch.node, branch.env
+        body_ends, other_ends = _ends_flow(node.body), node.orelse is not None and _ends_flow(node.orelse)
+        other = branch.before if branch.body is None else branch.body  # the path walked first
+        first_ends = body_ends if branch.body is not None else False
+        last_ends = other_ends if branch.body is not None else body_ends
+        if first_ends == last_ends:
+            env.join_path(other)
+        elif last_ends:  # only the path walked first goes on past the `if`
+            env.restore(other)
+
+    def _open_branch(self, node: cst.If) -> None:
+        """Note the state before `node` (call from visit_If when both paths are walked)."""
+        if self.env is not None:
+            self.__dict__.setdefault("_branches", []).append(_Branch(node, self.env, self.env.bound()))
+
+    def _switch_branch(self, node: cst.If | cst.Else) -> None:
+        """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
+        this path from the state before the `if`."""
+        branches = self.__dict__.get("_branches")
+        if branches and branches[-1].node.orelse is node and branches[-1].body is None:
+            branch = branches[-1]
+            branch.body = branch.env.bound()
+            branch.env.restore(branch.before)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if self.env is not None:

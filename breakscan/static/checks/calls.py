@@ -57,6 +57,8 @@ class CallChecks(CallPatternChecks):
                 self._emit_check("hook-in-forward", node)
             if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
                 self._emit_check("autograd-duplicate-input", node)
+            if meth == "__init__" and self._initialises_nn_module(func.value):
+                self._pending_inits.append((node, self._breaks))  # emitted if the __init__ breaks
         if self._makes_disabled(node) or (isinstance(func, cst.Call) and self._makes_disabled(func)) or (
                 isinstance(func, cst.Name) and self._disabled_locals and func.value in self._disabled_locals[-1]):
             self._emit_check("disabled-call", node)  # disable(fn) / disable(fn)(x) in the region
@@ -91,6 +93,51 @@ class CallChecks(CallPatternChecks):
             self._emit_check("disabled-call", node)
         elif self.index.is_disallowed(qual):
             self._emit_check("disallowed-call", node)
+
+    def _settle_module_inits(self) -> None:
+        """On leaving a region function: a `super().__init__()` noted there (`_initialises_nn_module`)
+        is a frame fallback only when a graph break is predicted in the `__init__` (after the call
+        or before it): an `__init__` Dynamo inlines without a break builds the module in the graph
+        (measured on 2.13: a module without parameters is built without a break)."""
+        pending, self._pending_inits = self._pending_inits, []
+        for node, breaks_before in pending:
+            if self._breaks > self._breaks_at_def or self._base_init_breaks():
+                self._emit_check("module-built-in-region", node)
+
+    def _base_init_breaks(self) -> bool:
+        """Whether the `__init__` of a project base of the region's class (up its project MRO)
+        calls something a call rule flags as a graph break (`nn.Linear(...)`, BRK303): the
+        base's `__init__` then runs as a frame of its own, and so does this one (both fall back
+        at their `super().__init__()`, measured on 2.13)."""
+        assert self.region is not None and self.region.cls is not None
+        stack, seen = list(self.region.cls.bases), set()
+        while stack:
+            base = stack.pop()
+            hit = self.index.lookup_class(base)
+            if hit is None or base in seen:
+                continue
+            seen.add(base)
+            module, cls = hit
+            init = cls.methods.get("__init__")
+            if init is not None and any(
+                    rule.kind.value == "graph-break" for call in init.calls if call.kind == "name"
+                    for rule in self.rules.rules_for_call(module.qualify(call.name))):
+                return True
+            stack.extend(cls.bases)
+        return False
+
+    def _initialises_nn_module(self, receiver: cst.BaseExpression) -> bool:
+        """`super().__init__()` (or `nn.Module.__init__(self)`) in the traced `__init__` of a
+        project module class: when the class is built inside a compile region (regions.py follows
+        `Block(...)` there, and `super().__init__()` to a project base's) and an `__init__` of the
+        chain breaks, each runs as a frame of its own and falls back at this line (GB0119)."""
+        region = self.region
+        if region is None or region.cls is None or region.function.name != "__init__":
+            return False
+        if isinstance(receiver, cst.Call):
+            return dotted_name(receiver.func) == "super"
+        name = dotted_name(receiver)
+        return name is not None and self.info.qualify(name) == "torch.nn.Module"
 
     def _duplicate_tensor_argument(self, node: cst.Call) -> bool:
         """Whether two arguments of `node` are the same name or `self.<attr>` holding a tensor."""
@@ -221,5 +268,5 @@ class CallChecks(CallPatternChecks):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
-                   "where-one-arg", "autograd-duplicate-input"),
+                   "where-one-arg", "autograd-duplicate-input", "module-built-in-region"),
 }

@@ -45,10 +45,13 @@ class ControlFlowChecks(CheckBase):
 
     # traced-branch pruning -----------------------------------------------------------------
     def visit_If(self, node: cst.If) -> bool:
+        self._switch_branch(node)  # an elif ends its parent's body (binding.Binder)
         if self.region is None:
+            self._open_branch(node)
             return True
         known = compiling_guard(self.info, node.test, self.index.compiling_helpers)
         if known is None:
+            self._open_branch(node)
             self._check_test(node.test)
             return True
         if known:
@@ -86,15 +89,19 @@ class ControlFlowChecks(CheckBase):
         if self.region is not None and id(node) not in self._test_nodes:
             self._check_test(node.left)  # the left operand's truth decides short-circuiting
 
-    def _check_test(self, test: cst.BaseExpression) -> None:
+    def _check_test(self, test: cst.BaseExpression, guard: cst.BaseExpression | None = None) -> None:
+        """Check an `if`/`while` test. `guard`: the test an operand runs behind (`a and <operand>`);
+        noted here, before visit_BooleanOperation would note it, so that the finding carries it."""
         assert self.env is not None
+        if guard is not None:
+            self._guards.setdefault(id(test), guard)
         if isinstance(test, cst.BooleanOperation):
             self._test_nodes.add(id(test))
-            self._check_test(test.left)
+            self._check_test(test.left, guard)
             if _is_metadata_condition(test.left):  # the right side runs only for some configs
                 self._conditional.add(id(test.right))
             else:
-                self._check_test(test.right)
+                self._check_test(test.right, guard or test.left)
             return
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return  # visit_UnaryOperation checks the operand

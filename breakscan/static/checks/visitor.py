@@ -57,6 +57,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._unchecked: list[cst.FunctionDef | None] = []  # per scope: parameters not yet checked for use
         self._guards: dict[int, cst.BaseExpression] = {}  # node id -> the test it runs behind
         self._breaks = 0  # graph-break hits emitted so far
+        self._pending_inits: list[tuple[cst.Call, int]] = []
+        self._breaks_at_def = 0
         self.info = info
         self.index = index
         self.regions = regions
@@ -121,6 +123,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._unchecked.append(None)
         region = self.regions.get(id(node))
         if region is not None:
+            self._pending_inits, self._breaks_at_def = [], self._breaks
             self.region = region
             self.env = self._root_env(region)
             self.env.function = node
@@ -181,6 +184,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         self._str_params.append(strings)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        if id(original_node) in self.regions:
+            self._settle_module_inits()
         self.env, self.region = self._stack.pop()
         self._under.pop()
         self._computed.pop()
