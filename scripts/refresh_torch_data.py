@@ -20,6 +20,8 @@ Writes, each stamped with the torch version it came from:
   Its tag `dynamo_skipped_functions` lists the torch functions that `manual_torch_name_rule_map` in
   `torch/_dynamo/trace_rules.py` maps to `SkipFunctionVariable` (Dynamo breaks the graph on a call,
   GB0007), less those another rule's `[match] calls` already names (BRK240 matches the rest).
+  Its tag `thirdparty_skipped` lists `package.*` for each third-party package in Dynamo's
+  `THIRDPARTY_SKIPLIST` but NumPy (tqdm, pandas, networkx, sklearn...; BRK251 matches the calls).
 - `rules/data/dynamo-skips.json`: what Dynamo's `torch/_dynamo/trace_rules.py` skips or inlines: the
   builtin and third-party skip lists, torch's module skip/inline lists, the torch functions
   `manual_torch_name_rule_map` marks as skipped or inlined, force-skipped files.
@@ -200,12 +202,24 @@ def dynamo_skipped_functions() -> dict:
     return {"calls": calls, "tensor_methods": [], "not_by_name": skipped}
 
 
+def thirdparty_skipped() -> dict:
+    """Calls into the third-party packages Dynamo skips (`trace_rules.THIRDPARTY_SKIPLIST`: tqdm,
+    pandas, networkx, sklearn...), as `package.*` patterns: a call of one in a compiled region breaks
+    ("Attempted to call function marked as skipped", GB0007). NumPy is left out: Dynamo traces
+    NumPy through torch._numpy (what it lacks is `numpy_untraced`)."""
+    from torch._dynamo import trace_rules as tr
+
+    packages = sorted(name for name in tr.THIRDPARTY_SKIPLIST if name != "numpy")
+    return {"calls": [f"{name}.*" for name in packages], "tensor_methods": []}
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
     tags["numpy_untraced"] = numpy_untraced()
     tags["nn_parameter_ctor"] = nn_parameter_ctor()
     tags["dynamo_skipped_functions"] = dynamo_skipped_functions()
+    tags["thirdparty_skipped"] = thirdparty_skipped()
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",

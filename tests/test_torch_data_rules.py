@@ -6,6 +6,8 @@ region breaks the graph at that line (GB0264 inside torch); modules without para
 (`nn.ReLU()`, `nn.InstanceNorm1d(c)` whose affine is off by default) do not.
 BRK240 (`torch_ops = ["dynamo_skipped_functions"]`): torch functions trace_rules marks as skipped
 (`torch.jit.isinstance`, `pack_padded_sequence`) break the graph (GB0007).
+BRK251 (`torch_ops = ["thirdparty_skipped"]`): calls into the third-party packages trace_rules skips
+(networkx, tqdm, pandas...) break the graph (GB0007).
 """
 
 from __future__ import annotations
@@ -100,3 +102,53 @@ def test_torch_data_lists_come_from_the_installed_torch_and_feed_the_rules():
     assert "torch.nn.Linear" in catalog["BRK303"].match["calls"]
     assert "torch.jit.isinstance" in catalog["BRK240"].match["calls"]
     assert "torch.manual_seed" not in catalog["BRK240"].match["calls"]
+
+
+# BRK251 (`torch_ops = ["thirdparty_skipped"]`): a package in Dynamo's THIRDPARTY_SKIPLIST called in a
+# region, through a helper module imported relatively; networkx ships with torch. A parameter that
+# happens to share a skipped package's name (`tree`) is the user's object, not the package.
+SKIPPED_PACKAGE = {
+    "graphs/__init__.py": "",
+    "graphs/hops.py": '''
+        from networkx import Graph
+
+
+        def node_count(edges):
+            return Graph(edges).number_of_nodes()
+
+
+        def scaled(x, tree):
+            return x * tree.scale()
+        ''',
+    "graphs/model.py": '''
+        import torch
+
+        from .hops import node_count, scaled
+
+
+        class Scale:
+            def scale(self):
+                return 3
+
+
+        def step(x, edges):
+            y = scaled(x * 2, Scale())
+            return y + node_count(edges)
+
+
+        def breakscan_examples():
+            yield step, (torch.ones(4), [(0, 1), (1, 2)])
+        ''',
+}
+
+
+@requires_torch
+def test_calls_into_a_package_dynamo_skips_are_confirmed(tmp_path):
+    write_files(tmp_path, SKIPPED_PACKAGE)
+    found = break_statuses(cli_findings(tmp_path, "check", "graphs", "--show-refuted", cache=tmp_path / "cache"))
+    assert ("BRK251", "hops.py", 6, "confirmed") in found  # Graph(edges), networkx imported by name
+    assert not {f for f in found if f[1] == "hops.py" and f[2] == 10}  # tree.scale(): a parameter
+    assert not {f for f in found if f[3] in ("refuted", "observed")}
+    tags = json.loads((ROOT / "rules" / "data" / "torch-ops.json").read_text())["tags"]
+    assert {"tqdm.*", "pandas.*", "networkx.*"} <= set(tags["thirdparty_skipped"]["calls"])
+    assert "numpy.*" not in tags["thirdparty_skipped"]["calls"]  # traced through torch._numpy
