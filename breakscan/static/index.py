@@ -38,11 +38,28 @@ PROPERTY_DECORATORS = {"property", "functools.cached_property", "cached_property
 # nn.Module methods that return the module itself: `Model().to(device)` is still a `Model`.
 SELF_RETURNING = {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
                   "requires_grad_", "to_empty", "share_memory", "type", "xpu", "mps"}
-TENSOR_FACTORIES = ("torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.tensor",
-                    "torch.zeros", "torch.ones", "torch.randn", "torch.rand", "torch.empty",
-                    "torch.arange", "torch.full", "torch.eye")
+# torch functions that make a new tensor (tensors.TORCH_FACTORIES is this set).
+TORCH_FACTORIES = frozenset({
+    "torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+    "torch.arange", "torch.range", "torch.linspace", "torch.logspace", "torch.eye", "torch.rand",
+    "torch.randn", "torch.randint", "torch.randperm", "torch.scalar_tensor", "torch.from_numpy",
+    "torch.asarray"})
+# Tensor methods that return a tensor whatever their arguments: a factory's `.to(device)` or
+# `.float()` is still a tensor (`Tensor.type()` without arguments returns a string: not here).
+TENSOR_CONVERSIONS = frozenset({
+    "to", "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "cpu", "cuda",
+    "clone", "contiguous", "detach", "flip", "view", "reshape", "unsqueeze", "squeeze"})
 _DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(|\boptimize\s*\(")
+
+
+def _converted_call(call: ast.Call) -> ast.Call:
+    """The call a chain of tensor conversions starts from: `torch.from_numpy(a)` for
+    `torch.from_numpy(a).to(device).long()`; `call` itself when it is not such a chain."""
+    while (isinstance(call.func, ast.Attribute) and call.func.attr in TENSOR_CONVERSIONS
+           and isinstance(call.func.value, ast.Call)):
+        call = call.func.value
+    return call
 
 
 def ast_dotted(node: ast.AST | None) -> str | None:
@@ -459,8 +476,8 @@ class _Indexer:
                 cls.numeric_attrs.add(attr)
             return
         if isinstance(value, ast.Call):
-            head = self.info.qualify(ast_dotted(value.func) or "")
-            if head in TENSOR_FACTORIES or head.endswith((".Parameter", ".Buffer")):
+            head = self.info.qualify(ast_dotted(_converted_call(value).func) or "")
+            if head in TORCH_FACTORIES or head.endswith((".Parameter", ".Buffer")):
                 cls.tensor_attrs.add(attr)
                 if head.endswith(".Buffer"):
                     cls.buffer_attrs.add(attr)

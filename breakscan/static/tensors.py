@@ -11,7 +11,7 @@ from enum import Enum
 
 import libcst as cst
 
-from breakscan.static.index import ModuleInfo
+from breakscan.static.index import TORCH_FACTORIES, ModuleInfo
 from breakscan.static.syntax import dotted_name
 from breakscan.static.torch_data import python_value_returns
 from breakscan.static.walk import children
@@ -84,10 +84,6 @@ TORCH_BOOL = {"torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch
               "torch.logical_not", "torch.logical_xor", "torch.any", "torch.all", "torch.isclose",
               "torch.isin", "torch.signbit", "torch.greater", "torch.less"}
 TORCH_SHAPE_RETURN = {"torch.numel"}
-TORCH_FACTORIES = {"torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty",
-                   "torch.full", "torch.arange", "torch.range", "torch.linspace", "torch.logspace",
-                   "torch.eye", "torch.rand", "torch.randn", "torch.randint", "torch.randperm",
-                   "torch.scalar_tensor", "torch.from_numpy", "torch.asarray"}
 # NumPy functions that return arrays. Under Dynamo NumPy code is traced as tensors (torch._numpy),
 # even on Python ints (`np.lcm(4, 6)`): a Python branch on, a size from, or `int()` of the result is
 # data-dependent (checked on 2.13: GB0170, GB0033, GB0208). `np.random`, dtypes and `finfo` are not here.
