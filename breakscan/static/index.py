@@ -589,6 +589,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     stack: list[ast.AST] = list(body)
     calls = fn.calls
     has_blocks = yields = False
+    loop_attrs: dict[str, str] = {}  # `for layer in self.layers:`: layer -> "layers"
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -600,6 +601,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
         elif kind is ast.Call:
             ref = call_ref(node)
             if ref is not None:
+                if loop_attrs and ref.kind == "name":
+                    ref = _through_loop_target(ref, loop_attrs)
                 calls.append(ref)
         elif kind is ast.Attribute:
             ctx = type(node.ctx)
@@ -613,6 +616,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             indexer.globals_declared.update(node.names)
         elif kind in _BLOCK_NODES:
             has_blocks = True
+            if kind is ast.For or kind is ast.AsyncFor:  # before its body: the stack is depth-first
+                _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
         stack.extend(ast.iter_child_nodes(node))
@@ -741,6 +746,34 @@ def _instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
     if head and head.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
         return info.qualify(head)
     return None
+
+
+def _note_loop_target(loop: ast.For | ast.AsyncFor, loop_attrs: dict[str, str]) -> None:
+    """Record the loop variable of `for v in self.X`, `for v in self.X[a:b]` and
+    `for i, v in enumerate(self.X)`: its elements are the submodules `__init__` put in `self.X`
+    (an `nn.ModuleList` of project blocks). A name bound by two loops over different attributes
+    is dropped (its calls stay unresolved)."""
+    target, it = loop.target, loop.iter
+    if isinstance(it, ast.Call) and ast_dotted(it.func) == "enumerate" and len(it.args) == 1 \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        it, target = it.args[0], target.elts[1]
+    if isinstance(it, ast.Subscript):
+        it = it.value
+    if not (isinstance(target, ast.Name) and isinstance(it, ast.Attribute)
+            and isinstance(it.value, ast.Name) and it.value.id == "self"):
+        return
+    if loop_attrs.setdefault(target.id, it.attr) != it.attr:
+        loop_attrs[target.id] = ""
+
+
+def _through_loop_target(ref: CallRef, loop_attrs: dict[str, str]) -> CallRef:
+    """`layer.m(...)` with `layer` a loop variable over `self.layers` as the call
+    `self.layers.m(...)`, which regions resolve on the classes of that attribute's submodules."""
+    head, dot, rest = ref.name.partition(".")
+    attr = loop_attrs.get(head)
+    if not (attr and dot) or "." in rest:
+        return ref
+    return CallRef("name", f"self.{attr}.{rest}", ref.args, ref.kwargs)
 
 
 def call_ref(node: ast.Call) -> CallRef | None:

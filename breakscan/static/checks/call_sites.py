@@ -130,6 +130,34 @@ class ArgKinds(Binder):
             self.out[id(node)] = record
 
 
+def _loop_targets(node: cst.FunctionDef) -> dict[str, str]:
+    """Loop variables over a `self` attribute in `node`: `for v in self.X`, `for v in self.X[a:b]`,
+    `for i, v in enumerate(self.X)` give {"v": "X"} (as index._note_loop_target; a name two loops
+    bind to different attributes maps to "")."""
+    found: dict[str, str] = {}
+    for loop in iter_nodes(node.body, cst.For):
+        target, it = loop.target, loop.iter
+        if isinstance(it, cst.Call) and dotted_name(it.func) == "enumerate" and len(it.args) == 1 \
+                and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+            it, target = it.args[0].value, target.elements[1].value
+        if isinstance(it, cst.Subscript):
+            it = it.value
+        if isinstance(target, cst.Name) and isinstance(it, cst.Attribute) and dotted_name(it.value) == "self":
+            if found.setdefault(target.value, it.attr.value) != it.attr.value:
+                found[target.value] = ""
+    return found
+
+
+def _submodule_receiver(receiver: cst.BaseExpression, loops: dict[str, str]) -> str | None:
+    """The `self` attribute a method call's receiver holds: "sub" for `self.sub`, "layers" for a
+    loop variable over `self.layers`; None for other receivers."""
+    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
+        return receiver.attr.value
+    if isinstance(receiver, cst.Name):
+        return loops.get(receiver.value) or None
+    return None
+
+
 def _join_arguments(kinds: list[T]) -> T:
     """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
     everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
@@ -426,7 +454,8 @@ class CallSiteInference(CheckBase):
             return None
         head = caller[0].rpartition(".")[0]
         cls = self.info.classes.get(head) if head else None
-        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target)]
+        loops = _loop_targets(node) if cls is not None else {}
+        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target, loops)]
         missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
         if missing:
             self._walk_caller(caller, missing)
@@ -435,13 +464,21 @@ class CallSiteInference(CheckBase):
             return None
         return found  # type: ignore[return-value]
 
-    def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey) -> bool:
+    def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey,
+                 loops: dict[str, str] | None = None) -> bool:
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
-        `mod.f(x)` through this module's imports, or `self.m(x)` through `cls` and its bases."""
+        `mod.f(x)` through this module's imports, `self.m(x)` through `cls` and its bases, or
+        `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, _loop_targets)
+        through the submodules `__init__` builds (RegionFinder.submodule_methods)."""
         func = call.func
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if last is None or last != target[1].rsplit(".", 1)[-1]:
             return False
+        attr = _submodule_receiver(func.value, loops or {}) if isinstance(func, cst.Attribute) else None
+        if attr is not None and cls is not None:
+            _, _, subs = self.index.class_attr_kinds(cls.qualname)
+            found = (self.index.method(q, last) for q in subs.get(attr, ()))
+            return any(f is not None and (str(f[0].path), f[2].qualname) == target[:2] for f in found)
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self":
             if cls is None:
                 return False
