@@ -412,7 +412,8 @@ def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules:
 # The trees of files holding traced calls of other files' functions, shared by the two uses a
 # worker makes of such a file: its own check, and the call-site inference of the files it calls
 # (`modular_x.py` calls into `modeling_x.py`, checked just before it): one libcst parse, not two
-# (about 5 CPU s on transformers). A few, newest last; valid while the file's bytes are unchanged.
+# when both uses fall close together (110 -> 107 parses on 340 transformers files; call-site
+# parses cost about 5 CPU s on the whole tree). A few, newest last; valid while the bytes match.
 SHARED_KEPT = 4
 _SHARED: dict[Path, _Parsed] = {}
 
