@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from breakscan.static.index import COMPILE_CALLS, ast_dotted
+from breakscan.static.index import COMPILE_CALLS, ast_dotted, walk_nodes
 
 CONFIG_MODULE = "torch._dynamo.config"
 # Settings that change what breaks, with Dynamo 2.13's defaults (torch/_dynamo/config.py).
@@ -248,7 +248,7 @@ class _Collector:
                 for sub in stmt.body:
                     if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.qualnames[id(sub)] = f"{stmt.name}.{sub.name}"
-        for node in ast.walk(tree):
+        for node in walk_nodes(tree):
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 self._assign(node)
             elif isinstance(node, ast.Call):
@@ -329,7 +329,7 @@ def _target_text(node: ast.AST) -> str:
 def _called_names(body: list[ast.stmt]) -> list[str]:
     names = []
     for stmt in body:
-        for node in ast.walk(stmt):
+        for node in walk_nodes(stmt):
             if isinstance(node, ast.Call):
                 name = ast_dotted(node.func)
                 if name:
