@@ -205,6 +205,7 @@ class FunctionInfo:
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
     returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
+    loop_attrs: dict[str, str] = field(default_factory=dict)  # `for layer in self.layers`: layer -> "layers"
 
 
 @dataclass
@@ -622,7 +623,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     stack: list[ast.AST] = list(body)
     calls = fn.calls
     has_blocks = yields = False
-    loop_attrs: dict[str, str] = {}  # `for layer in self.layers:`: layer -> "layers"
+    loop_attrs = fn.loop_attrs
     while stack:
         node = stack.pop()
         kind = type(node)

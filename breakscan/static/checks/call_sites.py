@@ -130,24 +130,6 @@ class ArgKinds(Binder):
             self.out[id(node)] = record
 
 
-def _loop_targets(node: cst.FunctionDef) -> dict[str, str]:
-    """Loop variables over a `self` attribute in `node`: `for v in self.X`, `for v in self.X[a:b]`,
-    `for i, v in enumerate(self.X)` give {"v": "X"} (as index._note_loop_target; a name two loops
-    bind to different attributes maps to "")."""
-    found: dict[str, str] = {}
-    for loop in iter_nodes(node.body, cst.For):
-        target, it = loop.target, loop.iter
-        if isinstance(it, cst.Call) and dotted_name(it.func) == "enumerate" and len(it.args) == 1 \
-                and isinstance(target, cst.Tuple) and len(target.elements) == 2:
-            it, target = it.args[0].value, target.elements[1].value
-        if isinstance(it, cst.Subscript):
-            it = it.value
-        if isinstance(target, cst.Name) and isinstance(it, cst.Attribute) and dotted_name(it.value) == "self":
-            if found.setdefault(target.value, it.attr.value) != it.attr.value:
-                found[target.value] = ""
-    return found
-
-
 def _submodule_receiver(receiver: cst.BaseExpression, loops: dict[str, str]) -> str | None:
     """The `self` attribute a method call's receiver holds: "sub" for `self.sub`, "layers" for a
     loop variable over `self.layers`; None for other receivers."""
@@ -454,7 +436,8 @@ class CallSiteInference(CheckBase):
             return None
         head = caller[0].rpartition(".")[0]
         cls = self.info.classes.get(head) if head else None
-        loops = _loop_targets(node) if cls is not None else {}
+        method = cls.methods.get(caller[0].rpartition(".")[2]) if cls is not None else None
+        loops = method.loop_attrs if method is not None and method.occurrence == caller[1] else {}
         calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target, loops)]
         missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
         if missing:
@@ -468,7 +451,7 @@ class CallSiteInference(CheckBase):
                  loops: dict[str, str] | None = None) -> bool:
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
         `mod.f(x)` through this module's imports, `self.m(x)` through `cls` and its bases, or
-        `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, _loop_targets)
+        `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, FunctionInfo.loop_attrs)
         through the submodules `__init__` builds (RegionFinder.submodule_methods)."""
         func = call.func
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
