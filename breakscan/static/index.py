@@ -46,9 +46,12 @@ TORCH_FACTORIES = frozenset({
     "torch.asarray"})
 # Tensor methods that return a tensor whatever their arguments: a factory's `.to(device)` or
 # `.float()` is still a tensor (`Tensor.type()` without arguments returns a string: not here).
+# module_globals uses it too.
 TENSOR_CONVERSIONS = frozenset({
-    "to", "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "cpu", "cuda",
-    "clone", "contiguous", "detach", "flip", "view", "reshape", "unsqueeze", "squeeze"})
+    "to", "float", "double", "half", "bfloat16", "long", "int", "short", "bool", "cuda", "cpu",
+    "clone", "detach", "contiguous", "flip", "view", "reshape", "unsqueeze", "squeeze", "t",
+    "transpose", "permute", "expand", "repeat", "flatten", "requires_grad_", "fill_", "zero_", "tril",
+    "triu", "exp", "log", "sqrt", "abs", "neg", "cumsum", "sum", "mean"})
 _DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")

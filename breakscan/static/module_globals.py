@@ -29,11 +29,7 @@ if TYPE_CHECKING:
 # Calls that make a tensor, by qualified name (tensors.TORCH_FACTORIES plus parameters and buffers).
 _PARAMETERS = {"torch.nn.Parameter", "torch.nn.parameter.Parameter", "torch.nn.Buffer",
                "torch.nn.parameter.Buffer"}
-# Tensor methods that keep a tensor a tensor; the boolean ones make a boolean tensor.
-_KEEP = {"to", "float", "double", "half", "bfloat16", "long", "int", "cuda", "cpu", "clone", "detach",
-         "contiguous", "view", "reshape", "unsqueeze", "squeeze", "t", "transpose", "permute",
-         "expand", "repeat", "flatten", "requires_grad_", "fill_", "zero_", "tril", "triu", "exp",
-         "log", "sqrt", "abs", "neg", "cumsum", "sum", "mean"}
+# Tensor methods that make a boolean tensor (index.TENSOR_CONVERSIONS keep a tensor a tensor).
 _BOOL = {"bool", "eq", "ne", "lt", "le", "gt", "ge", "logical_not", "isnan", "isfinite"}
 _IN_PLACE_CONTAINER = {"append", "extend", "insert", "remove", "pop", "clear", "update", "setdefault",
                        "popitem", "sort", "reverse", "__setitem__", "__delitem__"}
@@ -137,7 +133,7 @@ def _names(target: ast.AST) -> list[str]:
 
 def _value_kind(info: ModuleInfo, value: ast.expr, known: dict[str, str]) -> str | None:
     """The kind (a tensors.T value) of a global's value when certain, else None."""
-    from breakscan.static.index import ast_dotted
+    from breakscan.static.index import TENSOR_CONVERSIONS, ast_dotted
     from breakscan.static.tensors import TORCH_FACTORIES
 
     if isinstance(value, ast.Constant) or (isinstance(value, ast.UnaryOp) and isinstance(value.operand, ast.Constant)):
@@ -149,7 +145,7 @@ def _value_kind(info: ModuleInfo, value: ast.expr, known: dict[str, str]) -> str
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call):  # torch.ones(3).bool()
             inner = _value_kind(info, func.value, known)
             if inner in ("tensor", "bool-tensor"):
-                return "bool-tensor" if func.attr in _BOOL else ("tensor" if func.attr in _KEEP else None)
+                return "bool-tensor" if func.attr in _BOOL else ("tensor" if func.attr in TENSOR_CONVERSIONS else None)
             return None
         qual = info.qualify(ast_dotted(func) or "")
         if qual in TORCH_FACTORIES or qual in _PARAMETERS:
