@@ -120,7 +120,8 @@ def numpy_untraced() -> dict:
     """NumPy functions Dynamo turns into a NumPy call (`trace_rules.is_numpy`) that have no
     `torch._numpy` counterpart (`variables.misc.get_np_to_tnp_map`): calling one in a region breaks
     with "attempted to trace numpy function unsupported by PyTorch" (GB0294). Classes are left out
-    (constructors take other paths), and so is `numpy.random` (sampling draws: BRK206's concern)."""
+    (constructors take other paths). `numpy.random` functions are in (`beta`, `permutation`,
+    `poisson`: GB0294 on 2.13), except `default_rng`, which BRK206 matches with the scalar draws."""
     import inspect
 
     import numpy as np
@@ -130,9 +131,10 @@ def numpy_untraced() -> dict:
 
     mapped = get_np_to_tnp_map()
     calls = sorted(
-        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE if mod is not np.random
+        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE
         for name, value in vars(mod).items()
         if not name.startswith("_") and callable(value) and not inspect.isclass(value)
+        and value is not np.random.default_rng
         and trace_rules.is_numpy(value) and value not in mapped)
     return {"numpy": np.__version__, "calls": calls, "tensor_methods": []}
 

@@ -33,7 +33,7 @@ from breakscan.static import frames, unsaved
 from breakscan.static.dynamo_settings import DynamoSettings, callee_names, plain_arguments, silenced
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.region_pass import RegionPassFn, compute_regions
-from breakscan.static.regions import Region
+from breakscan.static.regions import RETURN_READ_DEPTH, Region
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
@@ -697,10 +697,13 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     todo: list[Path] = []
     keys: dict[str, str] = {}
     callers = finder.traced_callers()
+    calls_into = _callee_files(finder.callers) if cache else {}
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
                               extra=(sorted((r.key, settings[r.key]) for r in file_regions),
-                                     _caller_inputs(file_regions, callers, regions, digests))) if cache else ""
+                                     _caller_inputs(file_regions, callers, regions, digests),
+                                     _callee_inputs(path_text, file_regions, callers, calls_into, digests))
+                              ) if cache else ""
         hit = cache.get_findings(path_text, key) if cache else None
         if hit is not None:
             result.findings.extend(hit)
@@ -743,13 +746,50 @@ def _caller_inputs(file_regions: list[Region], callers: dict, regions: dict, dig
     content digests."""
     out = []
     for region in file_regions:
-        if len(region.chain) <= 1 or region.function.name == "forward":
-            continue  # a root: its parameters are not inferred from call sites in other files
+        if _is_root(region):
+            continue  # its parameters are not inferred from call sites in other files
         found = callers.get(region.key, ())
         others = [(c, regions[c].chain, digests.get(c[0], "")) for c in found if c[0] != region.key[0]]
         if others:
             out.append((region.key, others))
     return sorted(out)
+
+
+def _is_root(region: Region) -> bool:
+    """A region's root (a compiled function or a `forward`): call_sites does not infer its
+    parameters from its callers."""
+    return len(region.chain) <= 1 or region.function.name == "forward"
+
+
+def _callee_files(region_callers: dict) -> dict[str, set[str]]:
+    """For each file, the other files whose module-level region functions its region functions
+    call (RegionFinder.callers: callee -> its callers): the functions whose bodies call_sites
+    reads with a call's arguments (`_project_function`); methods are not read across files."""
+    out: dict[str, set[str]] = {}
+    for callee, found in region_callers.items():
+        if "." in callee[1]:
+            continue
+        for caller in found:
+            if caller[0] != callee[0]:
+                out.setdefault(caller[0], set()).add(callee[0])
+    return out
+
+
+def _callee_inputs(path: str, file_regions: list[Region], callers: dict, calls_into: dict[str, set[str]],
+                   digests: dict) -> list:
+    """What other files give a file's return inference (part of its cache key): the content
+    digests of the files its region functions call into, and those its callers' files call into,
+    as deep as call_sites reads a callee's body with a call's arguments (
+    regions.RETURN_READ_DEPTH files)."""
+    start = {path} | {c[0] for r in file_regions if not _is_root(r) for c in callers.get(r.key, ())}
+    seen = set(start)
+    frontier = set(start)
+    for _ in range(RETURN_READ_DEPTH):
+        frontier = {b for a in frontier for b in calls_into.get(a, ())} - seen
+        if not frontier:
+            break
+        seen |= frontier
+    return sorted((p, digests.get(p, "")) for p in seen - {path})
 
 
 def _phase_a(files: list[Path], jobs: int, cache) -> list[FileIndex]:

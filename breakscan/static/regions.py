@@ -30,6 +30,11 @@ from breakscan.static.index import (
     ProjectIndex,
 )
 
+# How many files deep call-site inference reads a called function's body with a call's arguments
+# (checks.call_sites `_returns_in_context` across files): bounds the work and cycles; the cache
+# keys a file on the files within that depth (engine._callee_inputs).
+RETURN_READ_DEPTH = 4
+
 # Torch functions that call the function passed at these positions and Dynamo traces its body
 # there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
 # use_reentrant True and False).

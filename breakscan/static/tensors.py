@@ -6,7 +6,7 @@ Dynamo guards on: a branch on a shape is a guard, not a graph break.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import Enum
 
 import libcst as cst
@@ -79,6 +79,9 @@ TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split",
              "torch.where", "torch.nonzero", "torch.aminmax", "torch.kthvalue", "torch.mode",
              "torch.median", "torch.nanmedian", "torch.cummax", "torch.cummin", "torch.frexp",
              "torch.linalg.eigh", "torch.linalg.qr", "torch.linalg.svd", "torch.histogram"}
+# torch functions and tensor methods that reduce (one tensor), compare elementwise (two tensors)
+# or return a (values, indices) pair (a `dim` given): the kind depends on the arguments.
+_REDUCTION_OR_PAIR = {"max", "min", "median", "nanmedian"}
 TORCH_BOOL = {"torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne", "torch.lt",
               "torch.le", "torch.gt", "torch.ge", "torch.logical_and", "torch.logical_or",
               "torch.logical_not", "torch.logical_xor", "torch.any", "torch.all", "torch.isclose",
@@ -97,6 +100,9 @@ NUMPY_ARRAY_FUNCS = {
     "floor_divide", "mod", "remainder", "sign", "all", "any", "count_nonzero", "sort", "argsort",
     "flip", "roll", "triu", "tril", "einsum", "pad", "diff", "cross", "bincount", "searchsorted",
 }
+# The NumPy functions above that build an array from what they are given (a tensor whatever it is).
+NUMPY_CONSTRUCTORS = {"array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
+                      "full_like", "empty_like", "arange", "linspace", "eye", "identity"}
 # Receivers whose attributes are configuration values (Python scalars, strings, lists).
 CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
@@ -178,11 +184,12 @@ class TypeEnv:
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
                  self_modules: set[str] = frozenset(),
-                 returns: Callable[[cst.Call], T] | None = None,
-                 tuple_returns: Callable[[cst.Call], list[T] | None] | None = None,
+                 returns: Callable[[cst.Call, TypeEnv], T] | None = None,
+                 tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
                  globals_: Callable[[str], T | None] | None = None) -> None:
-        """`returns(call)` gives the return kind of a call to a function of this module (or UNKNOWN);
-        `tuple_returns(call)` the kinds of the elements of the tuple it always returns (or None);
+        """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
+        `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
+        kinds of the elements of the tuple it always returns (or None);
         `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None."""
         self.info = info
         self.parent = parent
@@ -292,7 +299,7 @@ class TypeEnv:
             return [self.kind(el.value) for el in node.elements]
         if (isinstance(node, cst.Call) and self.tuple_returns is not None
                 and not (isinstance(node.func, cst.Name) and self.is_local(node.func.value))):
-            return self.tuple_returns(node)
+            return self.tuple_returns(node, self)
         return None
 
     # inference ---------------------------------------------------------------------------
@@ -420,8 +427,10 @@ class TypeEnv:
                     return T.TENSOR_SEQ
                 if meth in BOOL_METHODS:
                     return T.BOOL_TENSOR
-                if meth in ("max", "min", "sort", "topk") and node.args:
-                    return T.TENSOR_SEQ if meth in ("sort", "topk") else T.UNKNOWN
+                if meth in ("sort", "topk"):
+                    return T.TENSOR_SEQ
+                if meth in _REDUCTION_OR_PAIR and node.args:
+                    return self._reduction_or_pair(node.args)
                 return T.TENSOR
             if recv_kind is T.MODULE:
                 return T.TENSOR if meth == "forward" else T.UNKNOWN
@@ -439,9 +448,16 @@ class TypeEnv:
             return T.TENSOR
         qual = self.info.qualify(name)
         if qual.startswith("numpy."):
-            return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
+            if qual[len("numpy."):] not in NUMPY_ARRAY_FUNCS:
+                return T.UNKNOWN
+            kinds = {self.kind(a.value) for a in node.args}
+            if qual[len("numpy."):] in NUMPY_CONSTRUCTORS or kinds & {*TENSORISH, T.TENSOR_SEQ}:
+                return T.TENSOR
+            # On values of unknown kind (a number computed eagerly after a break, say) the
+            # result may be folded or specialised: `int(np.sqrt(1 - lam))` did not break on 2.13.
+            return T.UNKNOWN if T.UNKNOWN in kinds else T.TENSOR
         if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
-            kind = self.returns(node)
+            kind = self.returns(node, self)
             if kind is not T.UNKNOWN:
                 return kind
         if qual in ("tuple", "list") and len(node.args) == 1 and not node.args[0].star:
@@ -455,12 +471,33 @@ class TypeEnv:
         if qual in ("int", "float", "bool", "str", "repr", "round", "abs", "min", "max", "sum", "range"):
             return self._builtin_numeric(qual, node)
         if qual.startswith("torch."):
+            if qual[len("torch."):] in _REDUCTION_OR_PAIR and node.args and not node.args[0].star:
+                return self._reduction_or_pair(node.args[1:])
+            if qual == "torch.where" and node.args:
+                return T.TENSOR if len(node.args) == 3 else T.TENSOR_SEQ if len(node.args) == 1 else T.UNKNOWN
             kind = self._torch_call(qual)
             if kind in TENSORISH and qual not in TORCH_FACTORIES and node.args and not any(
                     self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
                 return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
             return kind
         return T.UNKNOWN
+
+    def _reduction_or_pair(self, rest: Sequence[cst.Arg]) -> T:
+        """`torch.max(x, *rest)` / `x.max(*rest)` (and min, median, nanmedian): a tensor when reduced
+        whole (no more arguments) or taken elementwise with another tensor (`torch.max(a, b)`), a
+        (values, indices) pair when given a dimension (`dim` positional or by keyword); else unknown."""
+        if any(a.star for a in rest):
+            return T.UNKNOWN
+        if not rest:
+            return T.TENSOR
+        first = rest[0]
+        if first.keyword is not None:
+            return T.TENSOR_SEQ if first.keyword.value == "dim" else (
+                T.TENSOR if first.keyword.value == "other" else T.UNKNOWN)
+        kind = self.kind(first.value)
+        if kind in TENSORISH:
+            return T.TENSOR
+        return T.TENSOR_SEQ if kind in (T.SCALAR, T.SHAPE) else T.UNKNOWN
 
     def _builtin_numeric(self, qual: str, node: cst.Call) -> T:
         kinds = {self.kind(a.value) for a in node.args}

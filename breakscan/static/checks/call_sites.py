@@ -8,6 +8,7 @@ them per parameter and infers what a called function returns.
 from __future__ import annotations
 
 import re
+import weakref
 from collections.abc import Callable
 
 import libcst as cst
@@ -15,7 +16,7 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.index import ClassInfo, ModuleInfo
-from breakscan.static.regions import Region, RegionKey
+from breakscan.static.regions import RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
@@ -140,6 +141,20 @@ def _submodule_receiver(receiver: cst.BaseExpression, loops: dict[str, str]) -> 
     return None
 
 
+def _argument_kinds(call: cst.Call, env: TypeEnv) -> list[tuple[str | None, T]] | None:
+    """`[(keyword or None, kind), ...]` of `call`'s arguments in `env`; None when it unpacks
+    `*args`/`**kwargs` or no argument's kind is known (nothing to read the callee with)."""
+    if any(a.star for a in call.args):
+        return None
+    found = [(a.keyword.value if a.keyword is not None else None, env.kind(a.value)) for a in call.args]
+    return found if any(kind is not T.UNKNOWN for _, kind in found) else None
+
+
+def _unannotated(node: cst.FunctionDef, name: str) -> bool:
+    """Whether parameter `name` of `node` has no annotation (an annotation's kind is final)."""
+    return all(p.annotation is None for p in all_params(node) if p.name.value == name)
+
+
 def _join_arguments(kinds: list[T]) -> T:
     """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
     everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
@@ -168,6 +183,7 @@ class ProjectCallers:
         self._load = load
         self._keep = keep
         self._visitors: dict[str, CallSiteInference | None] = {}
+        self.return_depth = 0  # files now being read by `_returns_in_context`
 
     def visitor(self, path: str) -> CallSiteInference | None:
         """The inference of file `path` (parsed once; the `keep` most recent are kept)."""
@@ -175,6 +191,8 @@ class ProjectCallers:
             found = self._visitors.pop(path)
         else:
             found = self._load(path)
+            if found is not None:  # its returns may read other files' functions too; weakly, as
+                found.peer_files = weakref.ref(self)  # a cycle would keep its tree for the cyclic GC
             while len(self._visitors) >= self._keep:
                 self._visitors.pop(next(iter(self._visitors)))
         self._visitors[path] = found
@@ -194,10 +212,16 @@ class CallSiteInference(CheckBase):
         self.functions = functions
         self.source = source
         self.project_callers = project_callers
+        # Other files' inference, for what their functions return given a call's arguments: the
+        # project's traced callers, also set on a caller file's visitor when it is loaded.
+        self.peer_files: Callable[[], ProjectCallers | None] = (
+            weakref.ref(project_callers) if project_callers is not None else lambda: None)
         self._walking: set[tuple[str, int]] = set()  # callers ArgKinds is walking now (recursion)
         self._by_path: dict[str, ModuleInfo] | None = None  # scanned modules by path (_class_at)
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
+        # (qualname, argument kinds) -> (kind, elements) read with those arguments; None: unknown
+        self._context_returns: dict[tuple[str, tuple], tuple[T, list[T] | None] | None] = {}
         self._annotations: dict[str, tuple[T, list[T] | None]] = {}  # return annotation -> kinds
         self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
@@ -240,23 +264,56 @@ class CallSiteInference(CheckBase):
                 return found[2].qualname, found[1]
         return None
 
-    def _return_kind(self, call: cst.Call) -> T:
-        """The joined kind of what a called function of this module returns (UNKNOWN if recursive)."""
-        return self._returns_of(call)[0]
+    def _return_kind(self, call: cst.Call, env: TypeEnv | None = None) -> T:
+        """The joined kind of what a called project function returns (UNKNOWN if recursive);
+        `env`: the scope of the call, whose argument kinds the callee's body may be read with."""
+        return self._returns_of(call, env)[0]
 
-    def _return_elements(self, call: cst.Call) -> list[T] | None:
-        """The element kinds of the tuple a called function of this module always returns, or None
+    def _return_elements(self, call: cst.Call, env: TypeEnv | None = None) -> list[T] | None:
+        """The element kinds of the tuple a called project function always returns, or None
         (`a, b = self._split(x)` binds `a` and `b` one by one)."""
-        return self._returns_of(call)[1]
+        return self._returns_of(call, env)[1]
 
-    def _returns_of(self, call: cst.Call) -> tuple[T, list[T] | None]:
-        """(joined kind, tuple element kinds) of what a called function of this module returns.
+    def _returns_of(self, call: cst.Call, env: TypeEnv | None = None) -> tuple[T, list[T] | None]:
+        """(joined kind, tuple element kinds) of what a called project function returns.
+
+        First from the callee alone (`_plain_returns`: its annotations and defaults). When that
+        says nothing and `env` is given, the body is read again with the kinds this call passes
+        (`_returns_in_context`): Dynamo inlines each call with its own arguments, so
+        `masked_mean(x * m, m)` returns a tensor even though `masked_mean` is unannotated.
+        """
+        callee = self._callee(call)
+        plain = self._plain_returns(call, callee)
+        if env is None or plain[0] is not T.UNKNOWN or plain[1] is not None:
+            return plain
+        args = _argument_kinds(call, env)
+        if args is None:
+            return plain
+        if callee is not None:
+            return self._returns_in_context(callee[0], callee[1], call, args) or plain
+        peers = self.peer_files()
+        target = self._project_function(call)
+        if target is None or peers is None or peers.return_depth >= RETURN_READ_DEPTH:
+            return plain
+        other = peers.visitor(target[0])
+        if other is None:
+            return plain
+        cls = other.info.classes.get(target[1].rpartition(".")[0]) if "." in target[1] else None
+        peers.return_depth += 1
+        try:
+            return other._returns_in_context(target[1], cls, call, args) or plain
+        finally:
+            peers.return_depth -= 1
+
+    def _plain_returns(self, call: cst.Call, callee: tuple[str, ClassInfo | None] | None) -> tuple[T, list[T] | None]:
+        """(joined kind, tuple element kinds) of what `callee` (a function or `self` method of this
+        module, or None: another file's, from its annotation) returns, read without the call's
+        arguments.
 
         Memoized. Its parameters take only what their annotations and defaults say, not the kinds
         of their call sites: a call site's arguments may depend on this very return (`n, i =
         self._f(x)` then `self._g(n)`), and a cycle would leave those unknown for good.
         """
-        callee = self._callee(call)
         if callee is None:
             return self._annotated_return(call)
         qualname, cls = callee
@@ -274,6 +331,51 @@ class CallSiteInference(CheckBase):
         self._returns[qualname] = kind
         self._tuple_returns[qualname] = elements
         return kind, elements
+
+    def _returns_in_context(self, qualname: str, cls: ClassInfo | None, call: cst.Call,
+                            args: list[tuple[str | None, T]]) -> tuple[T, list[T] | None] | None:
+        """(kind, tuple element kinds) that function `qualname` of this module returns when called
+        as `call` with argument kinds `args`: its unannotated parameters take the kinds passed
+        (`_join_sites` over this one call); None when nothing is known (defined twice, decorated
+        other than `staticmethod`/`classmethod`, recursive, or still unknown). Memoized per
+        (function, argument kinds)."""
+        node = self.functions.get((qualname, 0))
+        if node is None or (qualname, 1) in self.functions:
+            return None
+        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+                      for d in node.decorators}
+        if not decorators <= _TRANSPARENT_DECORATORS:
+            return None
+        key = (qualname, tuple(args))
+        if key in self._context_returns:
+            return self._context_returns[key]
+        self._context_returns[key] = None  # recursion: unknown
+        env = self._class_env(cls)
+        params = self._param_kinds(node, None, cls is not None, False)
+        passed = self._join_sites(node, qualname, decorators, [(call, args)])
+        params.update({name: kind for name, kind in passed.items()
+                       if params.get(name, T.UNKNOWN) is T.UNKNOWN and _unannotated(node, name)})
+        env.names.update(params)
+        collector = ReturnCollector(env)
+        walk(node.body, collector)
+        found = (collector.result(), collector.tuple_result())
+        result = None if found[0] is T.UNKNOWN and found[1] is None else found
+        self._context_returns[key] = result
+        return result
+
+    def _project_function(self, call: cst.Call) -> tuple[str, str] | None:
+        """(path, qualname) of the module-level project function in another scanned file that
+        `call` calls by name (`helper(x)`, `utils.helper(x)` through this module's imports), or
+        None (methods are not read across files: the cache keys a file on the files whose
+        functions it reads, engine._callee_files)."""
+        name = dotted_name(call.func)
+        if name is None or (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                            and call.func.value.value == "self"):
+            return None
+        hit = self.index.lookup_function(self.info.qualify(name))
+        if hit is None or hit[0].name == self.info.name or hit[1].occurrence != 0 or "." in hit[1].qualname:
+            return None
+        return str(hit[0].path), hit[1].qualname
 
     def _annotated_return(self, call: cst.Call) -> tuple[T, list[T] | None]:
         """(kind, tuple element kinds) of a call of a project function or `self` method defined in
