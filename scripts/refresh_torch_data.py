@@ -215,6 +215,39 @@ def thirdparty_skipped() -> dict:
     return {"calls": [f"{name}.*" for name in packages], "tensor_methods": []}
 
 
+def optimizer_disabled_methods() -> dict:
+    """The methods of `torch.optim` classes that torch wraps in `torch._disable_dynamo`
+    (`Optimizer.zero_grad`, `state_dict`, `load_state_dict`, `add_param_group` on 2.13): called
+    on an optimizer inside a compiled region, Dynamo will not inline them and the graph breaks
+    ("Attempted to inline function marked as skipped", GB0008); and, as `step_breaks`, the
+    optimizer classes whose `step` breaks the graph on purpose (`_use_grad_for_differentiable`).
+    Found by the wrappers' code objects, not by name."""
+    import inspect
+
+    import torch.optim.lr_scheduler
+
+    wrapper = torch._compile._disable_dynamo(lambda: None).__code__
+    methods = set()
+    for mod in (torch.optim, torch.optim.lr_scheduler):
+        for cls in vars(mod).values():
+            if not inspect.isclass(cls) or not issubclass(cls, torch.optim.Optimizer):
+                continue
+            for klass in cls.__mro__:
+                for name, value in vars(klass).items():
+                    if not name.startswith("_") and inspect.isfunction(value) and value.__code__ is wrapper:
+                        methods.add(name)
+    # `step` wrapped by `_use_grad_for_differentiable`: it calls torch._dynamo.graph_break() before
+    # and after the update on purpose (pytorch/pytorch#104053; GB0025 at the caller's line).
+    from torch.optim.optimizer import _use_grad_for_differentiable
+
+    use_grad = _use_grad_for_differentiable(lambda self: None).__code__
+    step_breaks = sorted(
+        f"torch.optim.{name}" for name, cls in vars(torch.optim).items()
+        if inspect.isclass(cls) and issubclass(cls, torch.optim.Optimizer)
+        and getattr(next((vars(k)["step"] for k in cls.__mro__ if "step" in vars(k)), None), "__code__", None) is use_grad)
+    return {"calls": [], "tensor_methods": [], "methods": sorted(methods), "step_breaks": step_breaks}
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
@@ -222,6 +255,7 @@ def torch_ops() -> dict:
     tags["nn_parameter_ctor"] = nn_parameter_ctor()
     tags["dynamo_skipped_functions"] = dynamo_skipped_functions()
     tags["thirdparty_skipped"] = thirdparty_skipped()
+    tags["optimizer_disabled"] = optimizer_disabled_methods()
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",

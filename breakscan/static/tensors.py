@@ -100,9 +100,6 @@ NUMPY_ARRAY_FUNCS = {
     "floor_divide", "mod", "remainder", "sign", "all", "any", "count_nonzero", "sort", "argsort",
     "flip", "roll", "triu", "tril", "einsum", "pad", "diff", "cross", "bincount", "searchsorted",
 }
-# The NumPy functions above that build an array from what they are given (a tensor whatever it is).
-NUMPY_CONSTRUCTORS = {"array", "asarray", "zeros", "ones", "empty", "full", "zeros_like", "ones_like",
-                      "full_like", "empty_like", "arange", "linspace", "eye", "identity"}
 # Receivers whose attributes are configuration values (Python scalars, strings, lists).
 CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
@@ -448,14 +445,7 @@ class TypeEnv:
             return T.TENSOR
         qual = self.info.qualify(name)
         if qual.startswith("numpy."):
-            if qual[len("numpy."):] not in NUMPY_ARRAY_FUNCS:
-                return T.UNKNOWN
-            kinds = {self.kind(a.value) for a in node.args}
-            if qual[len("numpy."):] in NUMPY_CONSTRUCTORS or kinds & {*TENSORISH, T.TENSOR_SEQ}:
-                return T.TENSOR
-            # On values of unknown kind (a number computed eagerly after a break, say) the
-            # result may be folded or specialised: `int(np.sqrt(1 - lam))` did not break on 2.13.
-            return T.UNKNOWN if T.UNKNOWN in kinds else T.TENSOR
+            return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
         if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
             kind = self.returns(node, self)
             if kind is not T.UNKNOWN:

@@ -5,11 +5,14 @@ TorchScript modules). Each fact below was measured with Dynamo 2.13 (backend "ea
 
 from __future__ import annotations
 
+import re
+
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
+from breakscan.static.torch_data import optimizer_disabled_methods, optimizer_step_breaks
 from breakscan.static.walk import iter_nodes
 
 # `torch._check*(cond, message)`: the message must be a lambda Dynamo can inline (GB9840 otherwise).
@@ -25,6 +28,10 @@ SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "t
 # Module backward hooks: a submodule with one is refused unless compiled autograd is on (GB0083).
 BACKWARD_HOOKS = {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
 GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
+# How code names an optimizer: `optimizer`, `opt`, `optim`, `g_opt`, `optimizer_d`, `optimizerG`, `opt1`
+# (`options`, `optimum`, `model` do not match). An optimizer's disabled methods (`zero_grad`...) are
+# matched on such a receiver, or on `self.<attr>` that `__init__` built with `torch.optim.*(...)`.
+OPTIMIZER_NAME = re.compile(r"(?:\w+_)?(?:opt|optim|optimi[sz]er)(?:[_A-Z0-9]\w*)?")
 # torch.Generator's methods (all read or reseed RNG state: Dynamo breaks on each, GB7650).
 GENERATOR_METHODS = {"manual_seed", "seed", "initial_seed", "get_state", "set_state", "get_offset",
                      "set_offset", "graphsafe_get_state", "graphsafe_set_state", "clone_state"}
@@ -106,6 +113,14 @@ class CallPatternChecks(CheckBase):
         """`lst.sort()` on a list of tensors; `self.<sub>(...)` of a refused submodule."""
         assert self.env is not None
         meth = func.attr.value
+        if meth in optimizer_disabled_methods() or meth == "step":
+            built = self._optimizer_class(func.value)
+            if built is not None and meth != "step":
+                self._emit_check("optimizer-disabled-method", node)  # GB0008
+                return
+            if built is not None and (built == "" or built in optimizer_step_breaks()):
+                self._emit_check("optimizer-step-break", node)  # GB0025, on purpose
+                return
         if meth == "sort" and self.env.kind(func.value) is T.TENSOR_SEQ and self._sorts_tensors(
                 func.value, _keyword(node, "key")):
             self._emit_check("sort-tensors", node)
@@ -144,6 +159,20 @@ class CallPatternChecks(CheckBase):
             return True
         sub_init = self.index.method(built, "__init__") if self.index.lookup_class(built) else None
         return sub_init is not None and any(c.kind == "self" and c.name in BACKWARD_HOOKS for c in sub_init[2].calls)
+
+    def _optimizer_class(self, expr: cst.BaseExpression) -> str | None:
+        """The optimizer class `expr` holds: the `torch.optim.<Class>` that `__init__` (of the class
+        or a project base) built into `self.<attr>`; "" (class unknown) when its last name reads
+        as an optimizer (OPTIMIZER_NAME); None when it is not seen to be an optimizer."""
+        last = expr.attr.value if isinstance(expr, cst.Attribute) else expr.value if isinstance(expr, cst.Name) else None
+        if last is None:
+            return None
+        if (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
+                and self.region is not None and self.region.cls is not None):
+            built = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(last)
+            if built and built[0].startswith("torch.optim."):
+                return built[0]
+        return "" if OPTIMIZER_NAME.fullmatch(last) else None
 
     def _is_generator_attr(self, expr: cst.BaseExpression) -> bool:
         """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`."""
@@ -246,6 +275,7 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
                    "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
-                   "repeat-interleave-tensor", "backward-hook-module"),
+                   "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
+                   "optimizer-step-break"),
     "visit_ClassDef": ("class-in-region",),
 }
