@@ -1,5 +1,5 @@
 """Checks on operators: comparisons (lists holding a tensor, `data_ptr()`), indexing by a boolean
-mask, `%` formatting of a tensor, and scalar parameters of a compiled root meeting tensors."""
+mask, slicing with a tensor bound, `%` formatting of a tensor, and scalar parameters of a compiled root meeting tensors."""
 
 from __future__ import annotations
 
@@ -79,13 +79,33 @@ class OperatorChecks(CheckBase):
         return (isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
                 and self.env.is_tensor(expr.value))
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if (self.region is None or self.env is None or id(node) in self._stores
-                or not self.env.is_tensor(node.value)):
+        if self.region is None or self.env is None or id(node) in self._stores:
+            return
+        if self._tensor_slice_bound(node):
+            self._emit_check("tensor-slice-bound", node)
+            return
+        if not self.env.is_tensor(node.value):
             return
         for element in node.slice:
             if isinstance(element.slice, cst.Index) and self.env.kind(element.slice.value) is T.BOOL_TENSOR:
                 self._emit_check("mask-index", node)
                 return
+
+    def _tensor_slice_bound(self, node: cst.Subscript) -> bool:
+        """`x[:n]`, `x[k:]`, `seq[i:i + 2]` with a bound the inference says is a tensor (BRK258).
+
+        A slice bound must be a Python int: Dynamo reads a tensor bound with `.item()` and breaks
+        (GB0124; a bound that is a graph input makes the frame fall back), whether the sliced value
+        is a tensor or a list (measured on 2.13 and 2.15). A bound that is a tensor only by the root
+        parameters' convention, never used as one, is not matched (`_only_guessed`)."""
+        assert self.env is not None
+        for element in node.slice:
+            if not isinstance(element.slice, cst.Slice):
+                continue
+            for bound in (element.slice.lower, element.slice.upper, element.slice.step):
+                if bound is not None and self.env.is_tensor(bound) and not self._only_guessed(bound):
+                    return True
+        return False
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.region is not None:
@@ -106,6 +126,6 @@ class OperatorChecks(CheckBase):
 # Which checks each visit_ method runs (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use"),
-    "visit_Subscript": ("mask-index",),
+    "visit_Subscript": ("mask-index", "tensor-slice-bound"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }
