@@ -99,3 +99,42 @@ def test_dynamo_breaks_on_the_size_computed_in_the_graph(tmp_path: Path) -> None
     """})
     assert break_statuses(cli_findings(tmp_path, "pkg", "--no-cache", "--backend", "eager")) == {
         ("BRK108", "count.py", 9, "confirmed")}
+
+
+# A sampler's compiled `step(self, x, i)`: `i` only indexes and counts, so it is the int the caller
+# passes; `t_prev`, read from a tensor attribute, is a tensor.
+SAMPLER = {
+    "sampling/__init__.py": "",
+    "sampling/ddim.py": """
+        import torch
+
+
+        class DDIM:
+            def __init__(self, model, steps=4):
+                self.model = model
+                self.alphas = torch.cumprod(1 - torch.linspace(1e-4, 2e-2, 50), 0)
+                self.timesteps = torch.linspace(49, 0, steps).long()
+                self.one = torch.tensor(1.0)
+
+            def step(self, x, i):
+                t = self.timesteps[i]
+                t_prev = self.timesteps[i + 1] if i + 1 < len(self.timesteps) else torch.tensor(-1)
+                a = self.alphas[t]
+                a_prev = self.alphas[t_prev] if t_prev >= 0 else self.one
+                eps = self.model(x)
+                return a_prev.sqrt() * (x - (1 - a).sqrt() * eps) / a.sqrt()
+
+
+        def breakscan_examples():
+            sampler = DDIM(torch.nn.Conv2d(3, 3, 3, padding=1))
+            yield sampler.step, (torch.randn(1, 3, 8, 8), 0)
+        """,
+}
+
+
+@requires_torch
+def test_a_branch_on_a_root_parameter_used_as_an_int_is_not_flagged(tmp_path: Path) -> None:
+    write_files(tmp_path, SAMPLER)
+    found = break_statuses(cli_findings(tmp_path, "check", "sampling", "--show-refuted", cache=tmp_path / "cache"))
+    assert not {f for f in found if f[2] == 14}, found  # `i + 1 < len(...)`: Dynamo specialises `i`
+    assert ("BRK101", "ddim.py", 16, "confirmed") in found  # `t_prev >= 0`: a tensor element

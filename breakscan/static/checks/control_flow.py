@@ -109,8 +109,19 @@ class ControlFlowChecks(CheckBase):
             self._emit_check("training-branch", test)
         elif isinstance(test, cst.Comparison) and self._compares_str_param(test):
             self._emit_check("string-argument", test)
-        elif self.env.is_tensor(test):
+        elif self.env.is_tensor(test) and not self._guessed_test(test):
             self._emit_check("tensor-branch", test)
+
+    def _guessed_test(self, test: cst.BaseExpression) -> bool:
+        """A test that is a tensor only through a root parameter taken for one by convention and
+        never used as one (`_only_guessed`): `if i + 1 < len(self.timesteps):` in a compiled
+        `step(self, x, i)` whose `i` only indexes and counts is an int the caller passes (Dynamo
+        specialises it: no break, measured on 2.13)."""
+        if isinstance(test, cst.Comparison):
+            operands = [test.left, *(c.comparator for c in test.comparisons)]
+            tensors = [o for o in operands if self.env.is_tensor(o)]
+            return bool(tensors) and all(self._only_guessed(o) for o in tensors)
+        return self._only_guessed(test)
 
     def _compares_str_param(self, test: cst.Comparison) -> bool:
         if not self._str_params or not self._str_params[-1] or len(test.comparisons) != 1:
