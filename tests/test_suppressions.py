@@ -2,8 +2,9 @@
 
 A comment on a line covers every finding located there: a static prediction, Dynamo's break
 that confirms it (which must not come back as `observed`), and a break only Dynamo saw. The
-project is written as users write it: an unannotated helper in another file (its return kind is
-not inferred across files, so the breaks on it are Dynamo's alone) and a model using it.
+project is written as users write it: an unannotated, decorated helper in another file (the static
+pass does not read a decorated function's return, so the breaks on it are Dynamo's alone) and a
+model using it.
 Each CLI run with the dynamic pass costs ~10 s (torch import, Dynamo set-up), so each test
 checks every comment form in one run.
 """
@@ -22,6 +23,10 @@ import pytest
 from tests.conftest import requires_torch
 
 HELPERS = """\
+import torch
+
+
+@torch.no_grad()
 def scale(x):
     return x * 2
 """
