@@ -137,8 +137,9 @@ class Comprehension:
     """A list/set/dict comprehension (Python <= 3.11: a frame of its own) or a generator
     expression (a generator frame on every Python), for frames Dynamo skips.
 
-    `references_module` when its body names `self` or a torch module: the values that make
-    Dynamo's `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
+    `references_module` when its body names `self` or a torch module, or reads a local of the
+    enclosing def that holds a tensor (tensor_locals): the values that make Dynamo's
+    `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
     """
 
     line: int
@@ -687,6 +688,7 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         if not blocks:
             continue
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
+        held: set[str] | None = None  # the def's locals holding tensors, worked out on first need
         for sub in own:
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
@@ -695,9 +697,15 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
                 frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
                                                     sub.end_col_offset or 0, False))
             elif isinstance(sub, _COMPREHENSIONS) and _steps_unsupported_iterator(info, sub):
+                traced = _references_module(info, sub)
+                if not traced:  # a free variable holding a tensor makes Dynamo trace it too
+                    if held is None:
+                        from breakscan.static.tensor_locals import tensor_locals
+
+                        held = tensor_locals(info, fn, own)
+                    traced = _closes_over(sub, held)
                 frame.comprehensions.append(Comprehension(
-                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0,
-                    _references_module(info, sub)))
+                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0, traced))
             elif isinstance(sub, ast.Call):
                 if (ref := call_ref(sub)) is not None:
                     frame.calls.append((sub.lineno, ref))
@@ -885,6 +893,14 @@ def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
             if isinstance(sub, ast.Name) and (sub.id == "self" or info.qualify(sub.id) in TORCH_MODULES):
                 return True
     return False
+
+
+def _closes_over(comp: ast.AST, held: set[str]) -> bool:
+    """Whether the comprehension's own frame reads one of the enclosing def's locals `held`
+    (tensor_locals): a free variable that Dynamo's has_tensor_in_frame finds a tensor in."""
+    from breakscan.static.tensor_locals import free_names
+
+    return not free_names(comp).isdisjoint(held)
 
 
 def _calls_compile(source: str) -> bool:
