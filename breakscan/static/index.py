@@ -225,6 +225,9 @@ class ClassInfo:
     scalar_attrs: set[str] = field(default_factory=set)  # python values set in __init__
     numeric_attrs: set[str] = field(default_factory=set)  # int/float literals set in __init__
     buffer_attrs: set[str] = field(default_factory=set)  # `self.x = nn.Buffer(...)`
+    # `self.x = helper` / `functools.partial(helper, ...)` / `self.m` in any method: attr -> the
+    # qualified functions (or "self.m") a call `self.x(...)` runs
+    callable_attrs: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -472,6 +475,7 @@ class _Indexer:
             cls.methods[node.name] = fn
             if node.name == "__init__":
                 self.self_attrs(cls, node)
+            self.callable_binds(cls, node)
         else:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
@@ -506,6 +510,33 @@ class _Indexer:
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
                         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     cls.tensor_attrs.add(node.args[0].value)
+
+    def callable_binds(self, cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`self.x = helper`, `self.x = functools.partial(helper, ...)`, `self.x = self.m` in a
+        method (`__init__`, a setter): calling `self.x(...)` later runs that function, which Dynamo
+        inlines like any call (measured on 2.13). A parameter of the method is recorded as
+        "arg:<method>:<position>" (the class's own calls `self.<method>(f)` say what it is).
+        Lambdas are not followed (no def to check)."""
+        for node in walk_nodes(method):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            t, value = node.targets[0], node.value
+            if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                continue
+            if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
+                    and value.args:
+                value = value.args[0]
+            name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
+                continue
+            params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
+            if name in params:  # a setter: what its callers pass (`self.set_fn(helper)`)
+                bound = f"arg:{method.name}:{params.index(name)}"
+            else:
+                bound = name if name.startswith("self.") else self.info.qualify(name)
+            targets = cls.callable_attrs.setdefault(t.attr, [])
+            if bound not in targets:
+                targets.append(bound)
 
     def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST) -> None:
         if isinstance(value, ast.Constant):
@@ -828,7 +859,8 @@ def call_ref(node: ast.Call) -> CallRef | None:
     if isinstance(func, ast.Attribute):
         recv = func.value
         if isinstance(recv, ast.Name) and recv.id == "self":
-            return CallRef("self", func.attr)
+            args = tuple(_passed_name(a) for a in node.args)  # a setter given a function: `self.set_fn(f)`
+            return CallRef("self", func.attr, args if any(args) else ())
         if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
             return CallRef("super", func.attr)
     name = ast_dotted(func)
@@ -1033,6 +1065,19 @@ class ProjectIndex:
         for base in hit[1].bases:
             found |= self.inherited(base, attr_set, _depth + 1)
         return found
+
+    def callable_attr(self, cls_qualname: str, attr: str, _depth: int = 0) -> list[str]:
+        """What `self.<attr>` is bound to (ClassInfo.callable_attrs) in the class or its project bases."""
+        hit = self.lookup_class(cls_qualname)
+        if hit is None or _depth > 20:
+            return []
+        found = hit[1].callable_attrs.get(attr)
+        if found:
+            return found
+        for base in hit[1].bases:
+            if found := self.callable_attr(base, attr, _depth + 1):
+                return found
+        return []
 
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
         """(tensor attrs, scalar attrs, submodules) of a class including project bases."""

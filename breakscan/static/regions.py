@@ -230,14 +230,34 @@ class RegionFinder:
             if found:
                 return [found]
             _, _, subs = self.index.class_attr_kinds((dispatch or cls).qualname)
-            called = (self.instance_call(q) for q in subs.get(call.name, ()))
-            return [f for f in called if f]
+            called = [f for f in (self.instance_call(q) for q in subs.get(call.name, ())) if f]
+            return called or self._bound_callables(module, cls, dispatch, call.name)
         if call.kind == "super":
             for base in cls.bases:
                 found = self.index.method(base, call.name)
                 if found:
                     return [found]
         return []
+
+    def _bound_callables(self, module: ModuleInfo, cls: ClassInfo, dispatch: ClassInfo | None,
+                         attr: str) -> list[Target]:
+        """`self.<attr>(...)` where a method bound `self.<attr>` to a project function, a
+        `functools.partial` of one, or another method (ClassInfo.callable_attrs)."""
+        out: list[Target] = []
+        for bound in self.index.callable_attr((dispatch or cls).qualname, attr):
+            if bound.startswith("arg:"):  # a setter's parameter: the names `self.<setter>(...)` passes
+                _, setter, position = bound.split(":")
+                for caller in (dispatch or cls).methods.values():
+                    for c in caller.calls:
+                        if c.kind == "self" and c.name == setter and int(position) < len(c.args) \
+                                and c.args[int(position)] and not c.args[int(position)].startswith("self."):
+                            out += self.resolve_name(module.qualify(c.args[int(position)]))
+            elif bound.startswith("self."):
+                found = self.index.method((dispatch or cls).qualname, bound[5:])
+                out += [found] if found else []
+            else:
+                out += self.resolve_name(bound)
+        return out
 
     def submodule_methods(self, cls: ClassInfo, name: str) -> list[Target]:
         """`self.sub.m()` (and `layer.m()` in `for layer in self.layers`, which the index writes
