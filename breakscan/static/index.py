@@ -250,6 +250,8 @@ class ModuleInfo:
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
+    # `def make(): return torch.compiler.disable(f)`: function name -> trace_marker of what it returns
+    marker_returns: dict[str, str] = field(default_factory=dict)
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
@@ -480,6 +482,9 @@ class _Indexer:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
                 self.info.compiling_helpers.add(node.name)
+            marker = _returns_marker(self.info, node)
+            if marker:
+                self.info.marker_returns[node.name] = marker
             if node.name == "breakscan_examples":
                 self.example_targets(node)
 
@@ -927,6 +932,22 @@ def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
     return False
 
 
+def _returns_marker(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The trace_marker of what `node` returns when every `return` of its own code wraps a
+    function in one (`return torch.compiler.disable(fn)`, `disable(recursive=False)(fn)`)."""
+    markers = set()
+    for sub in _own_nodes(node):
+        if isinstance(sub, ast.Return):
+            value = sub.value
+            marker = None
+            if isinstance(value, ast.Call) and (value.args or value.keywords):
+                marker = trace_marker(info, value)
+                if marker is None and isinstance(value.func, ast.Call) and value.args:
+                    marker = trace_marker(info, value.func)
+            markers.add(marker)
+    return markers.pop() if len(markers) == 1 else None
+
+
 def _closes_over(comp: ast.AST, held: set[str]) -> bool:
     """Whether the comprehension's own frame reads one of the enclosing def's locals `held`
     (tensor_locals): a free variable that Dynamo's has_tensor_in_frame finds a tensor in."""
@@ -973,6 +994,7 @@ class ProjectIndex:
     _foreign_stores: set[str] = field(default_factory=set)
     _disallowed: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
+    _bound_markers: dict[str, str] | None = None  # _marked_by_factory, cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -986,6 +1008,29 @@ class ProjectIndex:
         self._foreign_stores |= info.foreign_stores
         self._disallowed |= info.disallowed
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
+        self._bound_markers = None  # worked out again over the whole project on next use
+
+    def _marked_by_factory(self) -> dict[str, str]:
+        """Names bound to what a project factory returns when it wraps a function in a trace
+        marker (`def make(): return torch.compiler.disable(f)`): `LOG = make()` at module level,
+        `self.log = make()` in `__init__` -> their trace_marker. Dynamo treats the call of such a
+        name as it treats the marked function (measured on 2.13: `disable` breaks, GB0098)."""
+        if self._bound_markers is None:
+            found: dict[str, str] = {}
+            for info in self.modules.values():
+                for name, callee in info.module_vars.items():
+                    if callee and (marker := self._factory_marker(callee)):
+                        found[f"{info.name}.{name}"] = marker
+                for cls in info.classes.values():
+                    for attr, called in cls.submodules.items():
+                        if len(called) == 1 and (marker := self._factory_marker(called[0])):
+                            found[f"{cls.qualname}.{attr}"] = marker
+            self._bound_markers = found
+        return self._bound_markers
+
+    def _factory_marker(self, callee: str) -> str | None:
+        hit = self.lookup_function(callee)
+        return hit[0].marker_returns.get(hit[1].name) if hit is not None and "." not in hit[1].qualname else None
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
         parts = qualname.split(".")
@@ -1016,13 +1061,14 @@ class ProjectIndex:
         return None
 
     def is_disabled(self, qualname: str) -> bool:
-        """Whether `qualname` names a `torch.compiler.disable`d function in the project."""
-        return qualname in self._disabled
+        """Whether `qualname` names a `torch.compiler.disable`d function in the project (also
+        what a factory returning one was bound to: `_marked_by_factory`)."""
+        return qualname in self._disabled or self._marked_by_factory().get(qualname) in ("disable", "nonrecursive")
 
     def is_nonrecursive(self, qualname: str) -> bool:
         """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
         traces the functions it calls as frames of their own (measured on torch 2.13)."""
-        return qualname in self._nonrecursive
+        return qualname in self._nonrecursive or self._marked_by_factory().get(qualname) == "nonrecursive"
 
     def is_disallowed(self, qualname: str) -> bool:
         """Whether a module of the project passes the torch function `qualname` to
@@ -1036,7 +1082,7 @@ class ProjectIndex:
     def is_untraced(self, qualname: str) -> bool:
         """Whether Dynamo calls `qualname` without tracing its body and without a graph break
         (`nonstrict_trace`, `allow_in_graph`, `assume_constant_result`, `leaf_function`)."""
-        return qualname in self._untraced
+        return qualname in self._untraced or self._marked_by_factory().get(qualname) == "untraced"
 
     def method(self, cls_qualname: str, name: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
         """Find method `name` on a class or its project base classes (depth-first MRO)."""
