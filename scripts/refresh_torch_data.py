@@ -119,8 +119,10 @@ def python_value_returns() -> list[str]:
 def numpy_untraced() -> dict:
     """NumPy functions Dynamo turns into a NumPy call (`trace_rules.is_numpy`) that have no
     `torch._numpy` counterpart (`variables.misc.get_np_to_tnp_map`): calling one in a region breaks
-    with "attempted to trace numpy function unsupported by PyTorch" (GB0294). Classes are left out
-    (constructors take other paths), and so is `numpy.random` (sampling draws: BRK206's concern)."""
+    with "attempted to trace numpy function unsupported by PyTorch" (GB0294), `numpy.random`'s
+    included (`np.random.permutation`, `beta`, `default_rng`...: measured on 2.13; the draws it
+    maps, `rand`, `choice`, `shuffle`..., are BRK206's concern). Classes are left out
+    (constructors take other paths)."""
     import inspect
 
     import numpy as np
@@ -130,7 +132,7 @@ def numpy_untraced() -> dict:
 
     mapped = get_np_to_tnp_map()
     calls = sorted(
-        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE if mod is not np.random
+        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE
         for name, value in vars(mod).items()
         if not name.startswith("_") and callable(value) and not inspect.isclass(value)
         and trace_rules.is_numpy(value) and value not in mapped)
