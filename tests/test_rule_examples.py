@@ -176,8 +176,10 @@ def _load_module(code: str, path: Path):
     return mod
 
 
-def _observe(code: str, path: Path, device: str) -> Observed:
-    """Run an example module's `breakscan_examples()` under default-mode eager compile."""
+def _observe(code: str, path: Path, device: str, backend: str = "eager") -> Observed:
+    """Run an example module's `breakscan_examples()` under default-mode compile with `backend`
+    (`eager`; a rule whose break needs a backend other than Dynamo's own `eager` sets
+    `[examples] backend`, e.g. `aot_eager`: Dynamo refuses functorch frames only then)."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -210,7 +212,7 @@ def _observe(code: str, path: Path, device: str) -> Observed:
                 target = getattr(fn, "_torchdynamo_orig_callable", None) or getattr(
                     fn, "_orig_mod", fn
                 )
-                compiled[id(fn)] = (fn, torch.compile(target, backend="eager"))
+                compiled[id(fn)] = (fn, torch.compile(target, backend=backend))
             compiled[id(fn)][1](*args, **kwargs)
     finally:
         for lg, handlers, propagate in saved:
@@ -292,7 +294,8 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
     version = _torch_version()
     gb_ids = rule.gb_ids_for(version)
     for i, ex in enumerate(rule.breaking):
-        obs = _observe(ex.code, tmp_path / f"{rule.id}_breaking_{i}.py", device)
+        obs = _observe(ex.code, tmp_path / f"{rule.id}_breaking_{i}.py", device,
+                       raw.get("examples", {}).get("backend", "eager"))
         if not ex.applies_to(version):  # the example's own range is exact: outside it, no break
             _assert_clean(rule, obs, f"breaking example {i} outside its range torch {ex.torch}")
             continue
@@ -320,5 +323,6 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
 def test_fixed_example_compiles_without_breaks(rule: Rule, tmp_path: Path):
     device = _dynamic_guard(rule)
     for i, ex in enumerate(rule.fixed):
-        obs = _observe(ex.code, tmp_path / f"{rule.id}_fixed_{i}.py", device)
+        obs = _observe(ex.code, tmp_path / f"{rule.id}_fixed_{i}.py", device,
+                       _raw(rule).get("examples", {}).get("backend", "eager"))
         _assert_clean(rule, obs, "fixed")

@@ -55,7 +55,8 @@ from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 CHECK = "try-skipped-comprehension"  # BRK406
 GENERATOR_CHECK = "skipped-frame-generator"  # BRK407
-CHECKS = (CHECK, GENERATOR_CHECK)
+TRANSFORM_CHECK = "transform-body-fallback"  # BRK417
+CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK)
 BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
 CONTEXT_MANAGER_DECORATORS = {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 
@@ -295,9 +296,44 @@ class SkippedFrames:
                     span = _def_span(gen.function, gen_lines)
                     new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
                             for rule in by_check[GENERATOR_CHECK]]
+        new += self._transform_bodies(by_check[TRANSFORM_CHECK], dropped, lines_of)
         if paths is not None:
             new = [f for f in new if f.path in paths]
         return kept, new
+
+    def _transform_bodies(self, rules: list[Rule], dropped: set[Site], lines_of) -> list[Finding]:
+        """BRK417 at the `def` of each project function passed to a function transform
+        (regions.FUNCTION_TRANSFORMS) with a predicted break in it or below: after the break the
+        eager transform calls it as a frame of its own, which Dynamo refuses (GB0149, measured on
+        2.13 with vmap, grad and jacrev). Conditional on those breaks, like BRK406."""
+        out: list[Finding] = []
+        for key, op in sorted(getattr(self.finder, "transform_bodies", {}).items()) if rules else ():
+            region = self.regions.get(key)
+            if region is None or getattr(self.settings.get(key), "fullgraph", False):
+                continue
+            causes = sorted(self.breaks_below(region) - dropped)
+            if not causes:
+                continue
+            lines = lines_of(key[0])
+            span = _def_span(region.function, lines)
+            column, end_column, code = _place(lines, span)
+            nearest = min(causes, key=lambda c: (c[0] != key[0], c[1]))
+            where = f"{_short(nearest[0])}:{nearest[1]}"
+            if len(causes) > 1:
+                where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+            for rule in rules:
+                suppressed = is_suppressed(rule.id, lines, span.line, span.end_line, rule.gb_ids)
+                out.append(Finding(
+                    rule_id=rule.id, kind=rule.kind, path=key[0], line=span.line, column=column,
+                    end_line=span.end_line, end_column=end_column,
+                    message=rule.message.replace("{code}", code.strip()).replace("{cause}", where)
+                    .replace("{op}", op.rsplit(".", 1)[-1]),
+                    severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
+                    chain=region.chain, code=code.strip(),
+                    extra={"requires": [f"{p}:{n}" for p, n in causes], "function_transform": op,
+                           **({SUPPRESSED: True} if suppressed else {})},
+                ))
+        return out
 
     def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
         """Project generator functions the eager code of `frame` calls (from `eager_from` on):

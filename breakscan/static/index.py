@@ -137,8 +137,9 @@ class Comprehension:
     """A list/set/dict comprehension (Python <= 3.11: a frame of its own) or a generator
     expression (a generator frame on every Python), for frames Dynamo skips.
 
-    `references_module` when its body names `self` or a torch module: the values that make
-    Dynamo's `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
+    `references_module` when its body names `self` or a torch module, or reads a local of the
+    enclosing def that holds a tensor (tensor_locals): the values that make Dynamo's
+    `has_tensor_in_frame` trace the comprehension's frame when it runs on its own.
     """
 
     line: int
@@ -224,6 +225,9 @@ class ClassInfo:
     scalar_attrs: set[str] = field(default_factory=set)  # python values set in __init__
     numeric_attrs: set[str] = field(default_factory=set)  # int/float literals set in __init__
     buffer_attrs: set[str] = field(default_factory=set)  # `self.x = nn.Buffer(...)`
+    # `self.x = helper` / `functools.partial(helper, ...)` / `self.m` in any method: attr -> the
+    # qualified functions (or "self.m") a call `self.x(...)` runs
+    callable_attrs: dict[str, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -246,6 +250,8 @@ class ModuleInfo:
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
+    # `def make(): return torch.compiler.disable(f)`: function name -> trace_marker of what it returns
+    marker_returns: dict[str, str] = field(default_factory=dict)
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
@@ -471,10 +477,14 @@ class _Indexer:
             cls.methods[node.name] = fn
             if node.name == "__init__":
                 self.self_attrs(cls, node)
+            self.callable_binds(cls, node)
         else:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
                 self.info.compiling_helpers.add(node.name)
+            marker = _returns_marker(self.info, node)
+            if marker:
+                self.info.marker_returns[node.name] = marker
             if node.name == "breakscan_examples":
                 self.example_targets(node)
 
@@ -505,6 +515,33 @@ class _Indexer:
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
                         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     cls.tensor_attrs.add(node.args[0].value)
+
+    def callable_binds(self, cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`self.x = helper`, `self.x = functools.partial(helper, ...)`, `self.x = self.m` in a
+        method (`__init__`, a setter): calling `self.x(...)` later runs that function, which Dynamo
+        inlines like any call (measured on 2.13). A parameter of the method is recorded as
+        "arg:<method>:<position>" (the class's own calls `self.<method>(f)` say what it is).
+        Lambdas are not followed (no def to check)."""
+        for node in walk_nodes(method):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+                continue
+            t, value = node.targets[0], node.value
+            if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                continue
+            if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
+                    and value.args:
+                value = value.args[0]
+            name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+            if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
+                continue
+            params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
+            if name in params:  # a setter: what its callers pass (`self.set_fn(helper)`)
+                bound = f"arg:{method.name}:{params.index(name)}"
+            else:
+                bound = name if name.startswith("self.") else self.info.qualify(name)
+            targets = cls.callable_attrs.setdefault(t.attr, [])
+            if bound not in targets:
+                targets.append(bound)
 
     def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST) -> None:
         if isinstance(value, ast.Constant):
@@ -687,6 +724,7 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         if not blocks:
             continue
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
+        held: set[str] | None = None  # the def's locals holding tensors, worked out on first need
         for sub in own:
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
@@ -695,9 +733,15 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
                 frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
                                                     sub.end_col_offset or 0, False))
             elif isinstance(sub, _COMPREHENSIONS) and _steps_unsupported_iterator(info, sub):
+                traced = _references_module(info, sub)
+                if not traced:  # a free variable holding a tensor makes Dynamo trace it too
+                    if held is None:
+                        from breakscan.static.tensor_locals import tensor_locals
+
+                        held = tensor_locals(info, fn, own)
+                    traced = _closes_over(sub, held)
                 frame.comprehensions.append(Comprehension(
-                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0,
-                    _references_module(info, sub)))
+                    sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0, traced))
             elif isinstance(sub, ast.Call):
                 if (ref := call_ref(sub)) is not None:
                     frame.calls.append((sub.lineno, ref))
@@ -820,7 +864,8 @@ def call_ref(node: ast.Call) -> CallRef | None:
     if isinstance(func, ast.Attribute):
         recv = func.value
         if isinstance(recv, ast.Name) and recv.id == "self":
-            return CallRef("self", func.attr)
+            args = tuple(_passed_name(a) for a in node.args)  # a setter given a function: `self.set_fn(f)`
+            return CallRef("self", func.attr, args if any(args) else ())
         if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
             return CallRef("super", func.attr)
     name = ast_dotted(func)
@@ -887,6 +932,30 @@ def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
     return False
 
 
+def _returns_marker(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The trace_marker of what `node` returns when every `return` of its own code wraps a
+    function in one (`return torch.compiler.disable(fn)`, `disable(recursive=False)(fn)`)."""
+    markers = set()
+    for sub in _own_nodes(node):
+        if isinstance(sub, ast.Return):
+            value = sub.value
+            marker = None
+            if isinstance(value, ast.Call) and (value.args or value.keywords):
+                marker = trace_marker(info, value)
+                if marker is None and isinstance(value.func, ast.Call) and value.args:
+                    marker = trace_marker(info, value.func)
+            markers.add(marker)
+    return markers.pop() if len(markers) == 1 else None
+
+
+def _closes_over(comp: ast.AST, held: set[str]) -> bool:
+    """Whether the comprehension's own frame reads one of the enclosing def's locals `held`
+    (tensor_locals): a free variable that Dynamo's has_tensor_in_frame finds a tensor in."""
+    from breakscan.static.tensor_locals import free_names
+
+    return not free_names(comp).isdisjoint(held)
+
+
 def _calls_compile(source: str) -> bool:
     """Whether `source` may hold a `compile(`/`optimize(` call (module_calls has something to find).
     A substring test first: the regex's lookbehind leaves it no literal prefix to skip ahead to,
@@ -925,6 +994,7 @@ class ProjectIndex:
     _foreign_stores: set[str] = field(default_factory=set)
     _disallowed: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
+    _bound_markers: dict[str, str] | None = None  # _marked_by_factory, cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -938,6 +1008,29 @@ class ProjectIndex:
         self._foreign_stores |= info.foreign_stores
         self._disallowed |= info.disallowed
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
+        self._bound_markers = None  # worked out again over the whole project on next use
+
+    def _marked_by_factory(self) -> dict[str, str]:
+        """Names bound to what a project factory returns when it wraps a function in a trace
+        marker (`def make(): return torch.compiler.disable(f)`): `LOG = make()` at module level,
+        `self.log = make()` in `__init__` -> their trace_marker. Dynamo treats the call of such a
+        name as it treats the marked function (measured on 2.13: `disable` breaks, GB0098)."""
+        if self._bound_markers is None:
+            found: dict[str, str] = {}
+            for info in self.modules.values():
+                for name, callee in info.module_vars.items():
+                    if callee and (marker := self._factory_marker(callee)):
+                        found[f"{info.name}.{name}"] = marker
+                for cls in info.classes.values():
+                    for attr, called in cls.submodules.items():
+                        if len(called) == 1 and (marker := self._factory_marker(called[0])):
+                            found[f"{cls.qualname}.{attr}"] = marker
+            self._bound_markers = found
+        return self._bound_markers
+
+    def _factory_marker(self, callee: str) -> str | None:
+        hit = self.lookup_function(callee)
+        return hit[0].marker_returns.get(hit[1].name) if hit is not None and "." not in hit[1].qualname else None
 
     def _split(self, qualname: str) -> tuple[ModuleInfo, str] | None:
         parts = qualname.split(".")
@@ -968,13 +1061,14 @@ class ProjectIndex:
         return None
 
     def is_disabled(self, qualname: str) -> bool:
-        """Whether `qualname` names a `torch.compiler.disable`d function in the project."""
-        return qualname in self._disabled
+        """Whether `qualname` names a `torch.compiler.disable`d function in the project (also
+        what a factory returning one was bound to: `_marked_by_factory`)."""
+        return qualname in self._disabled or self._marked_by_factory().get(qualname) in ("disable", "nonrecursive")
 
     def is_nonrecursive(self, qualname: str) -> bool:
         """Whether `qualname` is disabled with `recursive=False`: Dynamo skips its frame only and
         traces the functions it calls as frames of their own (measured on torch 2.13)."""
-        return qualname in self._nonrecursive
+        return qualname in self._nonrecursive or self._marked_by_factory().get(qualname) == "nonrecursive"
 
     def is_disallowed(self, qualname: str) -> bool:
         """Whether a module of the project passes the torch function `qualname` to
@@ -988,7 +1082,7 @@ class ProjectIndex:
     def is_untraced(self, qualname: str) -> bool:
         """Whether Dynamo calls `qualname` without tracing its body and without a graph break
         (`nonstrict_trace`, `allow_in_graph`, `assume_constant_result`, `leaf_function`)."""
-        return qualname in self._untraced
+        return qualname in self._untraced or self._marked_by_factory().get(qualname) == "untraced"
 
     def method(self, cls_qualname: str, name: str, _depth: int = 0) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
         """Find method `name` on a class or its project base classes (depth-first MRO)."""
@@ -1017,6 +1111,19 @@ class ProjectIndex:
         for base in hit[1].bases:
             found |= self.inherited(base, attr_set, _depth + 1)
         return found
+
+    def callable_attr(self, cls_qualname: str, attr: str, _depth: int = 0) -> list[str]:
+        """What `self.<attr>` is bound to (ClassInfo.callable_attrs) in the class or its project bases."""
+        hit = self.lookup_class(cls_qualname)
+        if hit is None or _depth > 20:
+            return []
+        found = hit[1].callable_attrs.get(attr)
+        if found:
+            return found
+        for base in hit[1].bases:
+            if found := self.callable_attr(base, attr, _depth + 1):
+                return found
+        return []
 
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
         """(tensor attrs, scalar attrs, submodules) of a class including project bases."""

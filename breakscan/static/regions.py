@@ -39,6 +39,16 @@ RETURN_READ_DEPTH = 4
 # there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
 # use_reentrant True and False).
 TRACED_ARGUMENTS = {"torch.utils.checkpoint.checkpoint": (0,)}
+# Function transforms whose function argument Dynamo traces in place (as functorch higher-order
+# ops): a break inside is an ordinary graph break at the body's line, not an error (measured on
+# 2.13 with `print` in the body of each: vmap, grad, grad_and_value, jacrev, jacfwd, hessian, vjp,
+# jvp); the eager transform then calls the body as a frame of its own, which Dynamo refuses
+# ("Unsupported functorch tracing attempt", GB0149: BRK417).
+FUNCTION_TRANSFORMS = {
+    f"{prefix}.{name}": (0,)
+    for prefix in ("torch.func", "functorch")
+    for name in ("vmap", "grad", "grad_and_value", "jacrev", "jacfwd", "hessian", "vjp", "jvp", "linearize")
+} | {"torch.vmap": (0,), "torch._functorch.apis.vmap": (0,), "torch._functorch.eager_transforms.grad": (0,)}
 # Higher-order operators whose function arguments (at these positions) Dynamo traces as subgraphs
 # it cannot split: a graph break inside them is an error, the compiled call raises
 # UncapturedHigherOrderOpError (measured on 2.13 with `.item()` and `print` in a branch or body).
@@ -93,6 +103,7 @@ class RegionFinder:
         # Visible calls between traced functions: callee key -> keys of the region functions
         # whose calls (`f(x)`, `mod.f(x)`, `self.m(x)`, `super().m(x)`) reach it.
         self.callers: dict[RegionKey, set[RegionKey]] = {}
+        self.transform_bodies: dict[RegionKey, str] = {}  # function passed to a FUNCTION_TRANSFORMS op -> the op
         self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
     def compute(self) -> dict[RegionKey, Region]:
@@ -235,14 +246,34 @@ class RegionFinder:
             if found:
                 return [found]
             _, _, subs = self.index.class_attr_kinds((dispatch or cls).qualname)
-            called = (self.instance_call(q) for q in subs.get(call.name, ()))
-            return [f for f in called if f]
+            called = [f for f in (self.instance_call(q) for q in subs.get(call.name, ())) if f]
+            return called or self._bound_callables(module, cls, dispatch, call.name)
         if call.kind == "super":
             for base in cls.bases:
                 found = self.index.method(base, call.name)
                 if found:
                     return [found]
         return []
+
+    def _bound_callables(self, module: ModuleInfo, cls: ClassInfo, dispatch: ClassInfo | None,
+                         attr: str) -> list[Target]:
+        """`self.<attr>(...)` where a method bound `self.<attr>` to a project function, a
+        `functools.partial` of one, or another method (ClassInfo.callable_attrs)."""
+        out: list[Target] = []
+        for bound in self.index.callable_attr((dispatch or cls).qualname, attr):
+            if bound.startswith("arg:"):  # a setter's parameter: the names `self.<setter>(...)` passes
+                _, setter, position = bound.split(":")
+                for caller in (dispatch or cls).methods.values():
+                    for c in caller.calls:
+                        if c.kind == "self" and c.name == setter and int(position) < len(c.args) \
+                                and c.args[int(position)] and not c.args[int(position)].startswith("self."):
+                            out += self.resolve_name(module.qualify(c.args[int(position)]))
+            elif bound.startswith("self."):
+                found = self.index.method((dispatch or cls).qualname, bound[5:])
+                out += [found] if found else []
+            else:
+                out += self.resolve_name(bound)
+        return out
 
     def submodule_methods(self, cls: ClassInfo, name: str) -> list[Target]:
         """`self.sub.m()` (and `layer.m()` in `for layer in self.layers`, which the index writes
@@ -352,10 +383,14 @@ class RegionFinder:
             if call.args and call.kind == "name":
                 qual = region.module.qualify(call.name)
                 under = qual if qual in HIGHER_ORDER_BRANCHES else ""
-                for position in TRACED_ARGUMENTS.get(qual, ()) or HIGHER_ORDER_BRANCHES.get(qual, ()):
+                positions = TRACED_ARGUMENTS.get(qual, ()) or FUNCTION_TRANSFORMS.get(qual, ()) \
+                    or HIGHER_ORDER_BRANCHES.get(qual, ())
+                for position in positions:
                     arg = call.args[position] if position < len(call.args) else ""
                     for mod, cls, fn in self._resolve_argument(region, arg):
                         self._add(mod, cls, fn, region.chain + (fn.qualname,), under=under)
+                        if qual in FUNCTION_TRANSFORMS:
+                            self.transform_bodies.setdefault((str(mod.path), fn.qualname, fn.occurrence), qual)
             for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
                 # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
                 self._add(mod, cls, fn, region.chain + (fn.qualname,),
