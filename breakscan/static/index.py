@@ -52,6 +52,16 @@ TENSOR_CONVERSIONS = frozenset({
     "clone", "detach", "contiguous", "flip", "view", "reshape", "unsqueeze", "squeeze", "t",
     "transpose", "permute", "expand", "repeat", "flatten", "requires_grad_", "fill_", "zero_", "tril",
     "triu", "exp", "log", "sqrt", "abs", "neg", "cumsum", "sum", "mean"})
+# torch functions that return one tensor whatever their arguments: with TORCH_FACTORIES, what an
+# attribute assigned in any method must come from to count as a tensor (`_assigned_tensor_attrs`).
+TORCH_TENSOR_OPS = frozenset({
+    "torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.flip", "torch.exp",
+    "torch.log", "torch.sqrt", "torch.cumprod", "torch.cumsum", "torch.clamp", "torch.pow",
+    "torch.sigmoid", "torch.maximum", "torch.minimum", "torch.zeros_like", "torch.ones_like",
+    "torch.full_like", "torch.empty_like", "torch.randn_like", "torch.rand_like", "torch.lerp",
+    "torch.sin", "torch.cos", "torch.exp2", "torch.log1p", "torch.expm1", "torch.outer",
+    "torch.matmul", "torch.einsum", "torch.abs", "torch.square", "torch.round", "torch.floor",
+    "torch.ceil", "torch.flatten", "torch.reshape", "torch.roll", "torch.diff"})
 _DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")
@@ -486,6 +496,7 @@ class _Indexer:
                 cls.bases.append(self.info.qualify(name))
         self.info.classes[node.name] = cls
         self.statements(node.body, cls)
+        cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node)
         for dec in node.decorator_list:  # @torch.compiler.disable on a class skips calls of its instances
             if trace_marker(self.info, dec) == "disable":
                 self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
@@ -745,6 +756,64 @@ def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
             and it.value.id == "self":
         return target.id, it.attr
     return "", ""
+
+
+def _tensor_value(info: ModuleInfo, value: ast.AST, tensors: set[str]) -> bool:
+    """Whether `value` is certainly a tensor, given the local names `tensors` known to be ones: a
+    torch factory or tensor op (TORCH_FACTORIES, TORCH_TENSOR_OPS) or a tensor's conversion
+    (`.to("cpu")`, `.flip(0)`), arithmetic with a tensor operand, `-t`, or a slice of a tensor."""
+    if isinstance(value, ast.Name):
+        return value.id in tensors
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in TENSOR_CONVERSIONS:
+            return _tensor_value(info, func.value, tensors)
+        head = info.qualify(ast_dotted(func) or "")
+        return head in TORCH_FACTORIES or head in TORCH_TENSOR_OPS
+    if isinstance(value, ast.BinOp):
+        return _tensor_value(info, value.left, tensors) or _tensor_value(info, value.right, tensors)
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        return _tensor_value(info, value.operand, tensors)
+    if isinstance(value, ast.Subscript):
+        return _tensor_value(info, value.value, tensors)
+    return False
+
+
+def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef) -> set[str]:
+    """`self.x` attributes that every method of the class assigns only tensors (or None): a
+    scheduler's `self.sigmas = torch.cat([...])` in `set_timesteps`, `self.sigmas = sigmas.to("cpu")`
+    of a local tensor in `__init__`. Locals are followed in source order (`a = np.linspace(...)`
+    then `a = torch.from_numpy(a)`: a tensor from there on; a loop or `with` target is not one). An
+    attribute assigned anything else anywhere (a list, a call of unknown result) is left out
+    (precision first)."""
+    verdict: dict[str, bool] = {}
+    assigned: set[str] = set()  # attributes assigned something other than None
+    unknown = ast.Constant(0)  # what a loop or `with` target holds: not known to be a tensor
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        stores: list[tuple[int, int, ast.expr, ast.AST]] = []
+        for sub in _own_nodes(method):
+            if isinstance(sub, ast.Assign):
+                stores.extend((sub.lineno, sub.col_offset, t, sub.value) for t in sub.targets)
+            elif isinstance(sub, (ast.AnnAssign, ast.NamedExpr)) and sub.value is not None:
+                stores.append((sub.lineno, sub.col_offset, sub.target, sub.value))
+            elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+                stores.append((getattr(sub.target, "lineno", 0), 0, sub.target, unknown))
+            elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                stores.append((sub.optional_vars.lineno, 0, sub.optional_vars, unknown))
+        tensors: set[str] = set()
+        for _, _, target, value in sorted(stores, key=lambda s: (s[0], s[1])):
+            if isinstance(target, ast.Name):
+                (tensors.add if _tensor_value(info, value, tensors) else tensors.discard)(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)):
+                tensors.difference_update(ast.unparse(el).lstrip("*") for el in target.elts)
+            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                none = isinstance(value, ast.Constant) and value.value is None
+                verdict[target.attr] = verdict.get(target.attr, True) and (none or _tensor_value(info, value, tensors))
+                if not none:
+                    assigned.add(target.attr)
+    return {attr for attr, ok in verdict.items() if ok and attr in assigned}
 
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
