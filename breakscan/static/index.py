@@ -178,6 +178,9 @@ class SkipBlock:
     ctx: str = ""
     ops_before: bool = False
     loop_over: tuple[str, str] = ("", "")  # `for layer in self.layers` / `enumerate(self.layers)`: (layer, layers)
+    # line spans of the other arm of each `if` around the block (`if a: <loop> else: <these>`): code
+    # that never runs in the call that reached the block, so not code run eagerly after its break
+    exclusive: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -697,6 +700,7 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         blocks = [b for n in own if (b := _skip_block(n, params, own, info)) is not None]
         if not blocks:
             continue
+        _note_exclusive_arms(blocks, [n for n in own if isinstance(n, ast.If)])
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
         for sub in own:
             if isinstance(sub, _DEFS) and sub is not fn:
@@ -743,6 +747,26 @@ def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: Modul
         block.ops_before = any(_may_add_ops(info, n, params) for n in own
                                if getattr(n, "end_lineno", None) and n.end_lineno < node.lineno)
     return block
+
+
+def _span(body: list[ast.stmt]) -> tuple[int, int]:
+    return body[0].lineno, max(s.end_lineno or s.lineno for s in body)
+
+
+def _note_exclusive_arms(blocks: list[SkipBlock], ifs: list[ast.If]) -> None:
+    """Set each block's `exclusive`: for every `if` with an `else`/`elif` whose one arm holds the
+    block, the other arm's line span."""
+    for block in blocks:
+        spans = []
+        for node in ifs:
+            if not node.orelse:
+                continue
+            body, orelse = _span(node.body), _span(node.orelse)
+            if body[0] <= block.line <= body[1]:
+                spans.append(orelse)
+            elif orelse[0] <= block.line <= orelse[1]:
+                spans.append(body)
+        block.exclusive = tuple(spans)
 
 
 def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
