@@ -262,6 +262,8 @@ class ModuleInfo:
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
+    # `OptTensor = Optional[Tensor]`: module-level type aliases -> their source ("" when bound twice differently)
+    type_aliases: dict[str, str] = field(default_factory=dict)
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -414,6 +416,10 @@ class _Indexer:
             if isinstance(target, ast.Name):
                 name = target.id
                 self.info.module_vars[name] = callee
+                alias = _type_alias(self.info, value)
+                if alias is not None or name in self.info.type_aliases:
+                    known = self.info.type_aliases.get(name, alias)
+                    self.info.type_aliases[name] = alias if alias == known and alias is not None else ""
                 self.mark(f"{self.info.name}.{name}", value)  # f = torch.compiler.disable(g)
                 if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
                         or name in self.literal_assigns:
@@ -749,6 +755,19 @@ def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: Modul
     return block
 
 
+_ALIAS_HEADS = {"Optional", "Union", "Tuple", "tuple", "List", "list", "Dict", "dict"}
+
+
+def _type_alias(info: ModuleInfo, value: ast.AST | None) -> str | None:
+    """The source of `value` when it is a type alias of tensors: `Optional[Tensor]`,
+    `Union[Tensor, SparseTensor]`, `Tuple[Tensor, Tensor]` (a typing subscript) or `Tensor` itself."""
+    if isinstance(value, ast.Subscript) and (ast_dotted(value.value) or "").rsplit(".", 1)[-1] in _ALIAS_HEADS:
+        return ast.unparse(value)
+    if isinstance(value, (ast.Name, ast.Attribute)) and info.qualify(ast_dotted(value) or "") == "torch.Tensor":
+        return ast.unparse(value)
+    return None
+
+
 def _span(body: list[ast.stmt]) -> tuple[int, int]:
     return body[0].lineno, max(s.end_lineno or s.lineno for s in body)
 
@@ -1043,6 +1062,12 @@ class ProjectIndex:
     def lookup_function(self, qualname: str) -> tuple[ModuleInfo, FunctionInfo] | None:
         """A module-level function by qualified name, following re-exports."""
         return self._lookup(qualname, "functions")
+
+    def lookup_alias(self, qualname: str) -> str | None:
+        """The source of a module-level type alias (`OptTensor = Optional[Tensor]`) by qualified
+        name, following re-exports; None when unknown or bound to different types."""
+        found = self._lookup(qualname, "type_aliases")
+        return found[1] or None if found is not None else None
 
     def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""

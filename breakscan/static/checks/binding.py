@@ -25,12 +25,16 @@ def _optional_param_kind(name: str) -> T:
     return T.TENSOR if _TENSOR_NAME.search(name) else T.UNKNOWN
 
 
-def param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
+def param_kind(param: cst.Param, is_forward_or_root: bool, annotation: cst.BaseExpression | None = None) -> T:
     """A parameter's kind from its annotation and default alone (UNKNOWN when they do not say).
 
     `is_forward_or_root`: the parameter of a compiled root or a `forward`, which Dynamo receives
-    from the caller: no annotation and no default there means a tensor (a scalar by name)."""
-    kind = annotation_kind(param.annotation.annotation if param.annotation else None)
+    from the caller: no annotation and no default there means a tensor (a scalar by name).
+    `annotation`: the annotation with a type alias resolved (`OptTensor` -> `Optional[Tensor]`,
+    ProjectIndex.lookup_alias); default: the annotation as written."""
+    if annotation is None and param.annotation is not None:
+        annotation = param.annotation.annotation
+    kind = annotation_kind(annotation)
     if kind is not None:
         return kind
     if param.annotation is not None:
