@@ -540,3 +540,37 @@ CASES += [
     function_case("diffusers", "diffusers.models.embeddings.get_timestep_embedding", _timestep_inputs),
     function_case("diffusers", "diffusers.models.embeddings.apply_rotary_emb", _rotary_inputs),
 ]
+
+
+def _asymmetric_vae(device):
+    import torch
+    from diffusers import AsymmetricAutoencoderKL
+
+    model = AsymmetricAutoencoderKL(in_channels=3, out_channels=3, down_block_out_channels=(16, 32),
+                                    layers_per_down_block=1, up_block_out_channels=(16, 32), layers_per_up_block=1,
+                                    latent_channels=4, norm_num_groups=8,
+                                    down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                                    up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"))
+    return model, (torch.randn(1, 3, 32, 32, device=device),), {}
+
+
+CASES += [
+    _sched_call("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep", "add_noise", _noise_args,
+                num_train_timesteps=100),
+    _sched_call("EulerAncestralDiscreteScheduler", "scheduling_euler_ancestral_discrete", "add_noise", _noise_args,
+                num_train_timesteps=100),
+    _sched_call("PNDMScheduler", "scheduling_pndm", "add_noise", _noise_args, num_train_timesteps=100),
+    _sched_call("LCMScheduler", "scheduling_lcm", "add_noise", _noise_args, num_train_timesteps=100),
+    _sched_call("KDPM2DiscreteScheduler", "scheduling_k_dpm_2_discrete", "scale_model_input", _scale_args,
+                num_train_timesteps=100),
+    _sched_call("EulerAncestralDiscreteScheduler", "scheduling_euler_ancestral_discrete", "scale_model_input",
+                _scale_args, num_train_timesteps=100),
+    _sched_call("CogVideoXDDIMScheduler", "scheduling_ddim_cogvideox", "step", _step_args, num_train_timesteps=100),
+    _sched_call("UnCLIPScheduler", "scheduling_unclip", "step", _step_args, num_train_timesteps=100),
+    _sched_call("DDIMScheduler", "scheduling_ddim", "step", _step_args, name="DDIMScheduler_v_prediction.step",
+                num_train_timesteps=100, prediction_type="v_prediction", rescale_betas_zero_snr=True,
+                timestep_spacing="trailing"),
+    _sched_call("DDPMScheduler", "scheduling_ddpm", "step", _step_args, name="DDPMScheduler_thresholding.step",
+                num_train_timesteps=100, thresholding=True, variance_type="fixed_small_log"),
+    Case("diffusers", "AsymmetricAutoencoderKL", _asymmetric_vae),
+]

@@ -300,3 +300,100 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.scatter", _scatter_input),
     function_case("torch_geometric", "torch_geometric.utils.degree", _degree_input),
 ]
+
+
+def _dir_gnn(device):
+    from torch_geometric.nn import DirGNNConv, GCNConv
+
+    return DirGNNConv(GCNConv(FEATURES, 16), alpha=0.5), *_graph(device)
+
+
+def _antisymmetric(device):
+    from torch_geometric.nn import AntiSymmetricConv
+
+    return AntiSymmetricConv(FEATURES, num_iters=2), *_graph(device)
+
+
+def _point_transformer(device):
+    import torch
+    from torch_geometric.nn import PointTransformerConv
+
+    (x, edge_index), _ = _graph(device)
+    return PointTransformerConv(FEATURES, 16), (x, torch.randn(NODES, 3, device=device), edge_index), {}
+
+
+def _rgat(device):
+    import torch
+    from torch_geometric.nn import RGATConv
+
+    (x, edge_index), _ = _graph(device)
+    return RGATConv(FEATURES, 8, num_relations=3), (x, edge_index, torch.randint(0, 3, (EDGES,), device=device)), {}
+
+
+def _deep_gcn(device):
+    import torch
+    from torch_geometric.nn import DeepGCNLayer, GENConv
+
+    layer = DeepGCNLayer(GENConv(FEATURES, FEATURES), torch.nn.LayerNorm(FEATURES), torch.nn.ReLU(), block="res+",
+                         dropout=0.1)
+    return layer, *_graph(device)
+
+
+def _attentive_fp(device):
+    from torch_geometric.nn.models import AttentiveFP
+
+    (x, edge_index), kw = _graph(device, 4)
+    model = AttentiveFP(FEATURES, 16, 4, edge_dim=4, num_layers=2, num_timesteps=2)
+    return model, (x, edge_index, kw["edge_attr"], _batch(device)), {}
+
+
+def _sort_pool(device):
+    import torch
+    from torch_geometric.nn import SortAggregation
+
+    return SortAggregation(k=4), (torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+def _subset_input(device):
+    import torch
+
+    return (torch.tensor([0, 1, 2, 3, 4], device=device), torch.randint(0, NODES, (2, EDGES), device=device)), {
+        "relabel_nodes": True}
+
+
+def _dense_adj_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"batch": _batch(device)}
+
+
+def _laplacian_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"normalization": "sym"}
+
+
+CASES += [
+    Case("torch_geometric", "HypergraphConv", _conv("HypergraphConv", FEATURES, 16)),
+    Case("torch_geometric", "PDNConv", _conv("PDNConv", FEATURES, 16, hidden_channels=8, edge_dim=4)),
+    Case("torch_geometric", "LGConv", _conv("LGConv")),
+    Case("torch_geometric", "SimpleConv", _conv("SimpleConv", aggr="mean", combine_root="cat")),
+    Case("torch_geometric", "SSGConv", _conv("SSGConv", FEATURES, 16, alpha=0.1, K=2)),
+    Case("torch_geometric", "DirGNNConv", _dir_gnn),
+    Case("torch_geometric", "AntiSymmetricConv", _antisymmetric),
+    Case("torch_geometric", "PointTransformerConv", _point_transformer),
+    Case("torch_geometric", "RGATConv", _rgat),
+    Case("torch_geometric", "DeepGCNLayer", _deep_gcn),
+    Case("torch_geometric", "AttentiveFP", _attentive_fp),
+    Case("torch_geometric", "SortAggregation", _sort_pool),
+    Case("torch_geometric", "EdgePooling", _pool("EdgePooling", FEATURES)),
+    Case("torch_geometric", "MemPooling", lambda d: (__import__("torch_geometric").nn.MemPooling(FEATURES, 16, heads=2,
+                                                                                                   num_clusters=3),
+                                                     (__import__("torch").randn(NODES, FEATURES, device=d),),
+                                                     {"batch": _batch(d)})),
+    function_case("torch_geometric", "torch_geometric.utils.subgraph", _subset_input),
+    function_case("torch_geometric", "torch_geometric.utils.to_dense_adj", _dense_adj_input),
+    function_case("torch_geometric", "torch_geometric.utils.get_laplacian", _laplacian_input),
+    function_case("torch_geometric", "torch_geometric.utils.remove_self_loops", _edge_index_input),
+    function_case("torch_geometric", "torch_geometric.nn.global_add_pool", _pool_inputs),
+]
