@@ -822,6 +822,10 @@ def _tensor_value(info: ModuleInfo, value: ast.AST, tensors: set[str]) -> bool:
     return False
 
 
+def _is_self_attr(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
 def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef) -> set[str]:
     """`self.x` attributes that every method of the class assigns only tensors (or None): a
     scheduler's `self.sigmas = torch.cat([...])` in `set_timesteps`, `self.sigmas = sigmas.to("cpu")`
@@ -849,13 +853,17 @@ def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef) -> set[str]:
         for _, _, target, value in sorted(stores, key=lambda s: (s[0], s[1])):
             if isinstance(target, ast.Name):
                 (tensors.add if _tensor_value(info, value, tensors) else tensors.discard)(target.id)
-            elif isinstance(target, (ast.Tuple, ast.List)):
+            elif isinstance(target, (ast.Tuple, ast.List)):  # unpacked: its elements' kinds are not known
+                for el in target.elts:
+                    if _is_self_attr(el):
+                        verdict[el.attr] = False  # type: ignore[attr-defined]
                 tensors.difference_update(ast.unparse(el).lstrip("*") for el in target.elts)
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            elif _is_self_attr(target):
                 none = isinstance(value, ast.Constant) and value.value is None
-                verdict[target.attr] = verdict.get(target.attr, True) and (none or _tensor_value(info, value, tensors))
+                attr = target.attr  # type: ignore[attr-defined]
+                verdict[attr] = verdict.get(attr, True) and (none or _tensor_value(info, value, tensors))
                 if not none:
-                    assigned.add(target.attr)
+                    assigned.add(attr)
     return {attr for attr, ok in verdict.items() if ok and attr in assigned}
 
 
