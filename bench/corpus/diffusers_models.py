@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.corpus import Case
+from bench.corpus import Case, function_case
 
 
 def _model(cls: str, inputs, **config):
@@ -336,4 +336,241 @@ CASES: list[Case] = [
     _sched("TCDScheduler", "scheduling_tcd"),
     _sched("SASolverScheduler", "scheduling_sasolver"),
     _sched("IPNDMScheduler", "scheduling_ipndm"),
+]
+
+
+def _scheduler_call(cls: str, method: str, args, **config):
+    """A scheduler's ``method`` (``add_noise``, ``scale_model_input``, ``step``) after
+    ``set_timesteps(10)``, on ``args(scheduler, device)``, compiled as a bound method."""
+
+    def factory(device):
+        import diffusers
+
+        scheduler = getattr(diffusers, cls)(**config)
+        scheduler.set_timesteps(10)
+        positional, kwargs = args(scheduler, device)
+        return getattr(scheduler, method), positional, kwargs
+
+    return factory
+
+
+def _noise_args(scheduler, device):
+    import torch
+
+    sample = torch.randn(2, 4, 8, 8, device=device)
+    return (sample, torch.randn_like(sample), scheduler.timesteps[:2].clone()), {}
+
+
+def _scale_args(scheduler, device):
+    import torch
+
+    return (torch.randn(1, 4, 8, 8, device=device), scheduler.timesteps[0]), {}
+
+
+def _step_args(scheduler, device):
+    import torch
+
+    sample = torch.randn(1, 4, 8, 8, device=device)
+    return (torch.randn_like(sample), scheduler.timesteps[0], sample), {"return_dict": False}
+
+
+def _sched_call(cls: str, module: str, method: str, args, name: str = "", **config) -> Case:
+    return Case("diffusers", name or f"{cls}.{method}", _scheduler_call(cls, method, args, **config),
+                target=f"diffusers.schedulers.{module}.{cls}.{method}", modes=("call",))
+
+
+def _hunyuan_dit(device):
+    import torch
+    from diffusers import HunyuanDiT2DModel
+
+    model = HunyuanDiT2DModel(sample_size=8, patch_size=2, in_channels=4, num_layers=2, attention_head_dim=8,
+                              num_attention_heads=2, cross_attention_dim=16, cross_attention_dim_t5=32,
+                              pooled_projection_dim=16, hidden_size=16, text_len=4, text_len_t5=4,
+                              use_style_cond_and_image_meta_size=True)
+    return model, (torch.randn(1, 4, 8, 8, device=device), torch.tensor([10.0], device=device)), {
+        "encoder_hidden_states": torch.randn(1, 4, 16, device=device),
+        "text_embedding_mask": torch.ones(1, 4, device=device),
+        "encoder_hidden_states_t5": torch.randn(1, 4, 32, device=device),
+        "text_embedding_mask_t5": torch.ones(1, 4, device=device),
+        "image_meta_size": torch.tensor([[8.0, 8.0, 8.0, 8.0, 0.0, 0.0]], device=device),
+        "style": torch.zeros(1, dtype=torch.long, device=device),
+        "image_rotary_emb": _hunyuan_rope(device)}
+
+
+def _hunyuan_rope(device):
+    from diffusers.models.embeddings import get_2d_rotary_pos_embed
+
+    cos, sin = get_2d_rotary_pos_embed(8, ((0, 0), (4, 4)), (4, 4))
+    return cos.to(device), sin.to(device)
+
+
+def _ltx(device):
+    import torch
+    from diffusers import LTXVideoTransformer3DModel
+
+    model = LTXVideoTransformer3DModel(in_channels=8, out_channels=8, patch_size=1, patch_size_t=1,
+                                       num_attention_heads=2, attention_head_dim=8, cross_attention_dim=16,
+                                       num_layers=1, caption_channels=16)
+    return model, (torch.randn(1, 2 * 4 * 4, 8, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 4, 16, device=device), "timestep": torch.tensor([10], device=device),
+        "encoder_attention_mask": torch.ones(1, 4, device=device), "num_frames": 2, "height": 4, "width": 4}
+
+
+def _sd3_controlnet(device):
+    import torch
+    from diffusers import SD3ControlNetModel
+
+    model = SD3ControlNetModel(sample_size=16, patch_size=2, in_channels=4, num_layers=1, attention_head_dim=8,
+                               num_attention_heads=2, joint_attention_dim=32, caption_projection_dim=16,
+                               pooled_projection_dim=16, out_channels=4, pos_embed_max_size=32)
+    return model, (torch.randn(1, 4, 16, 16, device=device),), {
+        "controlnet_cond": torch.randn(1, 4, 16, 16, device=device),
+        "encoder_hidden_states": torch.randn(1, 4, 32, device=device),
+        "pooled_projections": torch.randn(1, 16, device=device), "timestep": torch.tensor([10], device=device)}
+
+
+def _uvit(device):
+    import torch
+    from diffusers import UVit2DModel
+
+    model = UVit2DModel(hidden_size=16, use_bias=False, hidden_dropout=0.0, cond_embed_dim=16, micro_cond_encode_dim=2,
+                        micro_cond_embed_dim=10, encoder_hidden_size=16, vocab_size=32, codebook_size=32,
+                        in_channels=8, block_out_channels=8, num_res_blocks=1, downsample=True, upsample=True,
+                        block_num_heads=1, num_hidden_layers=1, num_attention_heads=1, attention_dropout=0.0,
+                        intermediate_size=16, layer_norm_eps=1e-6, ln_elementwise_affine=True, sample_size=4)
+    return model, (torch.randint(0, 32, (1, 4, 4), device=device), torch.randn(1, 4, 16, device=device),
+                   torch.randn(1, 16, device=device), torch.tensor([[4, 4, 0, 0, 6]], device=device)), {}
+
+
+def _unet_skip(device):
+    """NCSN++-style UNet2DModel: skip blocks and Fourier time embedding (score-SDE checkpoints)."""
+    import torch
+    from diffusers import UNet2DModel
+
+    model = UNet2DModel(sample_size=16, in_channels=3, out_channels=3, layers_per_block=1,
+                        block_out_channels=(32, 64), attention_head_dim=8, time_embedding_type="fourier", down_block_types=("SkipDownBlock2D", "AttnSkipDownBlock2D"),
+                        up_block_types=("AttnSkipUpBlock2D", "SkipUpBlock2D"))
+    return model, (torch.randn(1, 3, 16, 16, device=device), torch.tensor([0.5], device=device)), {}
+
+
+def _unet_simple_cross(device):
+    """UnCLIP-style UNet2DConditionModel: ResNet up/down-sampling and simple cross-attention blocks."""
+    import torch
+    from diffusers import UNet2DConditionModel
+
+    model = UNet2DConditionModel(**{**_UNET2D_COND, "down_block_types": ("ResnetDownsampleBlock2D",
+                                                                         "SimpleCrossAttnDownBlock2D"),
+                                    "up_block_types": ("SimpleCrossAttnUpBlock2D", "ResnetUpsampleBlock2D"),
+                                    "mid_block_type": "UNetMidBlock2DSimpleCrossAttn"})
+    return model, (torch.randn(1, 4, 16, 16, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 4, 32, device=device)), {}
+
+
+def _joint_block(device):
+    import torch
+    from diffusers.models.attention import JointTransformerBlock
+
+    block = JointTransformerBlock(dim=16, num_attention_heads=2, attention_head_dim=8, context_pre_only=False)
+    return block, (torch.randn(1, 6, 16, device=device), torch.randn(1, 4, 16, device=device),
+                   torch.randn(1, 16, device=device)), {}
+
+
+def _rotary_inputs(device):
+    import torch
+
+    x = torch.randn(1, 2, 6, 8, device=device)
+    return (x, (torch.randn(6, 8, device=device), torch.randn(6, 8, device=device))), {}
+
+
+def _timestep_inputs(device):
+    import torch
+
+    return (torch.tensor([1, 500], device=device), 32), {}
+
+
+def _cross_attn_down(device):
+    import torch
+    from diffusers.models.unets.unet_2d_blocks import CrossAttnDownBlock2D
+
+    block = CrossAttnDownBlock2D(in_channels=16, out_channels=16, temb_channels=32, num_layers=1, resnet_groups=8,
+                                 cross_attention_dim=16, num_attention_heads=2)
+    return block, (torch.randn(1, 16, 8, 8, device=device), torch.randn(1, 32, device=device),
+                   torch.randn(1, 4, 16, device=device)), {}
+
+
+CASES += [
+    _sched_call("DDPMScheduler", "scheduling_ddpm", "add_noise", _noise_args, num_train_timesteps=100),
+    _sched_call("EulerDiscreteScheduler", "scheduling_euler_discrete", "add_noise", _noise_args,
+                num_train_timesteps=100),
+    _sched_call("EulerDiscreteScheduler", "scheduling_euler_discrete", "scale_model_input", _scale_args,
+                num_train_timesteps=100),
+    _sched_call("HeunDiscreteScheduler", "scheduling_heun_discrete", "scale_model_input", _scale_args,
+                num_train_timesteps=100),
+    _sched_call("UniPCMultistepScheduler", "scheduling_unipc_multistep", "step", _step_args,
+                name="UniPCMultistepScheduler_bh1.step", num_train_timesteps=100, solver_type="bh1"),
+    _sched_call("EDMEulerScheduler", "scheduling_edm_euler", "step", _step_args),
+    _sched_call("EDMDPMSolverMultistepScheduler", "scheduling_edm_dpmsolver_multistep", "step", _step_args),
+    _sched_call("CMStochasticIterativeScheduler", "scheduling_consistency_models", "step", _step_args),
+    _sched_call("KDPM2AncestralDiscreteScheduler", "scheduling_k_dpm_2_ancestral_discrete", "step", _step_args,
+                num_train_timesteps=100),
+    _sched_call("FlowMatchHeunDiscreteScheduler", "scheduling_flow_match_heun_discrete", "step", _step_args),
+    _sched_call("DDIMInverseScheduler", "scheduling_ddim_inverse", "step", _step_args, num_train_timesteps=100),
+    _sched_call("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep", "step", _step_args,
+                name="DPMSolverMultistepScheduler_sde.step", num_train_timesteps=100,
+                algorithm_type="sde-dpmsolver++"),
+    _sched_call("EulerDiscreteScheduler", "scheduling_euler_discrete", "step", _step_args,
+                name="EulerDiscreteScheduler_karras.step", num_train_timesteps=100, use_karras_sigmas=True),
+    Case("diffusers", "HunyuanDiT2DModel", _hunyuan_dit),
+    Case("diffusers", "LTXVideoTransformer3DModel", _ltx),
+    Case("diffusers", "SD3ControlNetModel", _sd3_controlnet),
+    Case("diffusers", "UVit2DModel", _uvit),
+    Case("diffusers", "UNet2DModel_skip_fourier", _unet_skip),
+    Case("diffusers", "UNet2DConditionModel_simple_cross", _unet_simple_cross),
+    Case("diffusers", "attention.JointTransformerBlock", _joint_block),
+    Case("diffusers", "attention.FeedForward", _block("diffusers.models.attention.FeedForward",
+                                                      _tensors((1, 6, 16)), dim=16, mult=2)),
+    Case("diffusers", "normalization.AdaLayerNormZero", _block(
+        "diffusers.models.normalization.AdaLayerNormZero", _tensors((1, 6, 16), emb=(1, 16)), embedding_dim=16)),
+    Case("diffusers", "normalization.RMSNorm", _block("diffusers.models.normalization.RMSNorm", _tensors((1, 6, 16)),
+                                                      dim=16, eps=1e-6)),
+    Case("diffusers", "embeddings.PatchEmbed", _block("diffusers.models.embeddings.PatchEmbed",
+                                                      _tensors((1, 4, 16, 16)), height=16, width=16, patch_size=2,
+                                                      in_channels=4, embed_dim=16)),
+    Case("diffusers", "unet_2d_blocks.CrossAttnDownBlock2D", _cross_attn_down),
+    function_case("diffusers", "diffusers.models.embeddings.get_timestep_embedding", _timestep_inputs),
+    function_case("diffusers", "diffusers.models.embeddings.apply_rotary_emb", _rotary_inputs),
+]
+
+
+def _asymmetric_vae(device):
+    import torch
+    from diffusers import AsymmetricAutoencoderKL
+
+    model = AsymmetricAutoencoderKL(in_channels=3, out_channels=3, down_block_out_channels=(16, 32),
+                                    layers_per_down_block=1, up_block_out_channels=(16, 32), layers_per_up_block=1,
+                                    latent_channels=4, norm_num_groups=8,
+                                    down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                                    up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"))
+    return model, (torch.randn(1, 3, 32, 32, device=device),), {}
+
+
+CASES += [
+    _sched_call("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep", "add_noise", _noise_args,
+                num_train_timesteps=100),
+    _sched_call("EulerAncestralDiscreteScheduler", "scheduling_euler_ancestral_discrete", "add_noise", _noise_args,
+                num_train_timesteps=100),
+    _sched_call("PNDMScheduler", "scheduling_pndm", "add_noise", _noise_args, num_train_timesteps=100),
+    _sched_call("LCMScheduler", "scheduling_lcm", "add_noise", _noise_args, num_train_timesteps=100),
+    _sched_call("KDPM2DiscreteScheduler", "scheduling_k_dpm_2_discrete", "scale_model_input", _scale_args,
+                num_train_timesteps=100),
+    _sched_call("EulerAncestralDiscreteScheduler", "scheduling_euler_ancestral_discrete", "scale_model_input",
+                _scale_args, num_train_timesteps=100),
+    _sched_call("CogVideoXDDIMScheduler", "scheduling_ddim_cogvideox", "step", _step_args, num_train_timesteps=100),
+    _sched_call("UnCLIPScheduler", "scheduling_unclip", "step", _step_args, num_train_timesteps=100),
+    _sched_call("DDIMScheduler", "scheduling_ddim", "step", _step_args, name="DDIMScheduler_v_prediction.step",
+                num_train_timesteps=100, prediction_type="v_prediction", rescale_betas_zero_snr=True,
+                timestep_spacing="trailing"),
+    _sched_call("DDPMScheduler", "scheduling_ddpm", "step", _step_args, name="DDPMScheduler_thresholding.step",
+                num_train_timesteps=100, thresholding=True, variance_type="fixed_small_log"),
+    Case("diffusers", "AsymmetricAutoencoderKL", _asymmetric_vae),
 ]

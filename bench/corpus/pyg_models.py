@@ -139,3 +139,261 @@ CASES: list[Case] = [
     function_case("torch_geometric", "torch_geometric.nn.global_max_pool", _pool_inputs),
     function_case("torch_geometric", "torch_geometric.utils.to_dense_batch", _pool_inputs),
 ]
+
+
+def _batch(device):
+    import torch
+
+    return torch.tensor([0] * (NODES // 2) + [1] * (NODES - NODES // 2), device=device)
+
+
+def _edge_attr_conv(cls: str, *args, **kwargs):
+    """A convolution whose constructor takes no ``edge_dim`` but whose forward takes 4-wide ``edge_attr``."""
+
+    def factory(device):
+        from torch_geometric import nn
+
+        return getattr(nn, cls)(*args, **kwargs), *_graph(device, 4)
+
+    return factory
+
+
+def _fa(device):
+    import torch
+    from torch_geometric.nn import FAConv
+
+    (x, edge_index), _ = _graph(device)
+    return FAConv(FEATURES), (x, torch.randn_like(x), edge_index), {}
+
+
+def _gcn2(device):
+    import torch
+    from torch_geometric.nn import GCN2Conv
+
+    (x, edge_index), _ = _graph(device)
+    return GCN2Conv(FEATURES, alpha=0.1, theta=0.5, layer=1), (x, torch.randn_like(x), edge_index), {}
+
+
+def _point_net(device):
+    import torch
+    from torch_geometric.nn import PointNetConv
+
+    local = torch.nn.Sequential(torch.nn.Linear(FEATURES + 3, 16), torch.nn.ReLU())
+    (x, edge_index), _ = _graph(device)
+    return PointNetConv(local, torch.nn.Linear(16, 16)), (x, torch.randn(NODES, 3, device=device), edge_index), {}
+
+
+def _nnconv(device):
+    import torch
+    from torch_geometric.nn import NNConv
+
+    net = torch.nn.Sequential(torch.nn.Linear(4, 32), torch.nn.ReLU(), torch.nn.Linear(32, FEATURES * 16))
+    return NNConv(FEATURES, 16, net, aggr="mean"), *_graph(device, 4)
+
+
+def _rgcn(device):
+    import torch
+    from torch_geometric.nn import RGCNConv
+
+    (x, edge_index), _ = _graph(device)
+    return RGCNConv(FEATURES, 16, num_relations=3), (x, edge_index, torch.randint(0, 3, (EDGES,), device=device)), {}
+
+
+def _sequential(device):
+    """``torch_geometric.nn.Sequential``: its forward is generated from the layer signatures."""
+    import torch
+    from torch_geometric.nn import GCNConv, Sequential
+
+    model = Sequential("x, edge_index", [(GCNConv(FEATURES, 16), "x, edge_index -> x"), torch.nn.ReLU(inplace=True),
+                                         (GCNConv(16, 16), "x, edge_index -> x")])
+    return model, *_graph(device)
+
+
+def _pool(cls: str, *args, **kwargs):
+    """A pooling layer on the graph of two batched graphs: ``(x, edge_index, batch=batch)``."""
+
+    def factory(device):
+        from torch_geometric import nn
+
+        (x, edge_index), _ = _graph(device)
+        return getattr(nn, cls)(*args, **kwargs), (x, edge_index), {"batch": _batch(device)}
+
+    return factory
+
+
+def _readout(device):
+    """Global attention readout (``AttentionalAggregation``) over two batched graphs."""
+    import torch
+    from torch_geometric.nn import AttentionalAggregation
+
+    gate = torch.nn.Sequential(torch.nn.Linear(FEATURES, 1))
+    return AttentionalAggregation(gate, torch.nn.Linear(FEATURES, 16)), (torch.randn(NODES, FEATURES, device=device),
+                                                                         _batch(device)), {}
+
+
+def _set2set(device):
+    import torch
+    from torch_geometric.nn import Set2Set
+
+    return Set2Set(FEATURES, processing_steps=2), (torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+def _edge_index_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {}
+
+
+def _dropout_edge_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"p": 0.3, "training": True}
+
+
+def _scatter_input(device):
+    import torch
+
+    return (torch.randn(EDGES, FEATURES, device=device), torch.randint(0, NODES, (EDGES,), device=device)), {
+        "dim": 0, "dim_size": NODES, "reduce": "max"}
+
+
+def _degree_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (EDGES,), device=device), NODES), {}
+
+
+CASES += [
+    Case("torch_geometric", "GCN2Conv", _gcn2),
+    Case("torch_geometric", "SAGEConv_max", _conv("SAGEConv", FEATURES, 16, aggr="max")),
+    Case("torch_geometric", "SAGEConv_multi_aggr", _conv("SAGEConv", FEATURES, 16, aggr=["mean", "max", "std"])),
+    Case("torch_geometric", "PointNetConv", _point_net),
+    Case("torch_geometric", "NNConv", _nnconv),
+    Case("torch_geometric", "GMMConv", _edge_attr_conv("GMMConv", FEATURES, 16, dim=4, kernel_size=2)),
+    Case("torch_geometric", "CGConv", _edge_attr_conv("CGConv", FEATURES, dim=4)),
+    Case("torch_geometric", "RGCNConv", _rgcn),
+    Case("torch_geometric", "FiLMConv", _conv("FiLMConv", FEATURES, 16)),
+    Case("torch_geometric", "MFConv", _conv("MFConv", FEATURES, 16, max_degree=4)),
+    Case("torch_geometric", "ClusterGCNConv", _conv("ClusterGCNConv", FEATURES, 16)),
+    Case("torch_geometric", "EGConv", _conv("EGConv", FEATURES, 16, aggregators=["sum", "max"], num_heads=2,
+                                            num_bases=2)),
+    Case("torch_geometric", "FAConv", _fa),
+    Case("torch_geometric", "MixHopConv", _conv("MixHopConv", FEATURES, 8, powers=[0, 1, 2])),
+    Case("torch_geometric", "TransformerConv_edge_beta", _conv("TransformerConv", FEATURES, 8, heads=2, beta=True,
+                                                               edge_dim=4)),
+    Case("torch_geometric", "Sequential", _sequential),
+    Case("torch_geometric", "TopKPooling", _pool("TopKPooling", FEATURES, ratio=0.5)),
+    Case("torch_geometric", "SAGPooling", _pool("SAGPooling", FEATURES, ratio=0.5)),
+    Case("torch_geometric", "ASAPooling", _pool("ASAPooling", FEATURES, ratio=0.5)),
+    Case("torch_geometric", "AttentionalAggregation", _readout),
+    Case("torch_geometric", "Set2Set", _set2set),
+    Case("torch_geometric", "GAT_v2_jk", _model("GAT", in_channels=FEATURES, hidden_channels=16, num_layers=2,
+                                                heads=2, v2=True, jk="cat")),
+    Case("torch_geometric", "PNA", _model("PNA", in_channels=FEATURES, hidden_channels=16, num_layers=2,
+                                          aggregators=["mean", "max"], scalers=["identity", "amplification"],
+                                          deg=__import__("torch").tensor([0, 2, 4, 4]))),
+    Case("torch_geometric", "GraphUNet", _model("GraphUNet", in_channels=FEATURES, hidden_channels=16,
+                                                out_channels=4, depth=2)),
+    function_case("torch_geometric", "torch_geometric.utils.dropout_edge", _dropout_edge_input),
+    function_case("torch_geometric", "torch_geometric.utils.to_undirected", _edge_index_input),
+    function_case("torch_geometric", "torch_geometric.utils.add_self_loops", _edge_index_input),
+    function_case("torch_geometric", "torch_geometric.utils.scatter", _scatter_input),
+    function_case("torch_geometric", "torch_geometric.utils.degree", _degree_input),
+]
+
+
+def _dir_gnn(device):
+    from torch_geometric.nn import DirGNNConv, GCNConv
+
+    return DirGNNConv(GCNConv(FEATURES, 16), alpha=0.5), *_graph(device)
+
+
+def _antisymmetric(device):
+    from torch_geometric.nn import AntiSymmetricConv
+
+    return AntiSymmetricConv(FEATURES, num_iters=2), *_graph(device)
+
+
+def _point_transformer(device):
+    import torch
+    from torch_geometric.nn import PointTransformerConv
+
+    (x, edge_index), _ = _graph(device)
+    return PointTransformerConv(FEATURES, 16), (x, torch.randn(NODES, 3, device=device), edge_index), {}
+
+
+def _rgat(device):
+    import torch
+    from torch_geometric.nn import RGATConv
+
+    (x, edge_index), _ = _graph(device)
+    return RGATConv(FEATURES, 8, num_relations=3), (x, edge_index, torch.randint(0, 3, (EDGES,), device=device)), {}
+
+
+def _deep_gcn(device):
+    import torch
+    from torch_geometric.nn import DeepGCNLayer, GENConv
+
+    layer = DeepGCNLayer(GENConv(FEATURES, FEATURES), torch.nn.LayerNorm(FEATURES), torch.nn.ReLU(), block="res+",
+                         dropout=0.1)
+    return layer, *_graph(device)
+
+
+def _attentive_fp(device):
+    from torch_geometric.nn.models import AttentiveFP
+
+    (x, edge_index), kw = _graph(device, 4)
+    model = AttentiveFP(FEATURES, 16, 4, edge_dim=4, num_layers=2, num_timesteps=2)
+    return model, (x, edge_index, kw["edge_attr"], _batch(device)), {}
+
+
+def _sort_pool(device):
+    import torch
+    from torch_geometric.nn import SortAggregation
+
+    return SortAggregation(k=4), (torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+def _subset_input(device):
+    import torch
+
+    return (torch.tensor([0, 1, 2, 3, 4], device=device), torch.randint(0, NODES, (2, EDGES), device=device)), {
+        "relabel_nodes": True}
+
+
+def _dense_adj_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"batch": _batch(device)}
+
+
+def _laplacian_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"normalization": "sym"}
+
+
+CASES += [
+    Case("torch_geometric", "HypergraphConv", _conv("HypergraphConv", FEATURES, 16)),
+    Case("torch_geometric", "PDNConv", _conv("PDNConv", FEATURES, 16, hidden_channels=8, edge_dim=4)),
+    Case("torch_geometric", "LGConv", _conv("LGConv")),
+    Case("torch_geometric", "SimpleConv", _conv("SimpleConv", aggr="mean", combine_root="cat")),
+    Case("torch_geometric", "SSGConv", _conv("SSGConv", FEATURES, 16, alpha=0.1, K=2)),
+    Case("torch_geometric", "DirGNNConv", _dir_gnn),
+    Case("torch_geometric", "AntiSymmetricConv", _antisymmetric),
+    Case("torch_geometric", "PointTransformerConv", _point_transformer),
+    Case("torch_geometric", "RGATConv", _rgat),
+    Case("torch_geometric", "DeepGCNLayer", _deep_gcn),
+    Case("torch_geometric", "AttentiveFP", _attentive_fp),
+    Case("torch_geometric", "SortAggregation", _sort_pool),
+    Case("torch_geometric", "EdgePooling", _pool("EdgePooling", FEATURES)),
+    Case("torch_geometric", "MemPooling", lambda d: (__import__("torch_geometric").nn.MemPooling(FEATURES, 16, heads=2,
+                                                                                                   num_clusters=3),
+                                                     (__import__("torch").randn(NODES, FEATURES, device=d),),
+                                                     {"batch": _batch(d)})),
+    function_case("torch_geometric", "torch_geometric.utils.subgraph", _subset_input),
+    function_case("torch_geometric", "torch_geometric.utils.to_dense_adj", _dense_adj_input),
+    function_case("torch_geometric", "torch_geometric.utils.get_laplacian", _laplacian_input),
+    function_case("torch_geometric", "torch_geometric.utils.remove_self_loops", _edge_index_input),
+    function_case("torch_geometric", "torch_geometric.nn.global_add_pool", _pool_inputs),
+]

@@ -27,6 +27,10 @@ TEXT = (
     "gemma2", "qwen3", "phi3", "granite", "cohere", "mobilebert",
 )
 
+# text models added with the diffusers/torch_geometric growth (mixture-of-experts routers among them)
+TEXT_MORE = ("olmoe", "granitemoe", "jetmoe", "deberta", "nemotron", "glm4", "helium", "olmo2", "cohere2", "gemma3_text",
+             "ernie4_5")
+
 # encoder-decoder models: also decoder_input_ids
 SEQ2SEQ = ("pegasus", "marian", "blenderbot", "blenderbot-small", "m2m_100")
 
@@ -83,5 +87,6 @@ CASES: list[Case] = [
     *(_seen(m) for m in [*MODELS, *HELDOUT]),
     *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT),
     *(Case("transformers", t, _auto(t, _TINY, _seq2seq)) for t in SEQ2SEQ),
+    *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT_MORE),
     *(Case("transformers", t, _auto(t, _VISION_TINY, _pixels)) for t in VISION),
 ]

@@ -262,7 +262,8 @@ class SkippedFrames:
         skips = self.skips(paths)
         eager: dict[str, list[tuple[int, int, list[tuple[int, int]]]]] = defaultdict(list)
         for region, frame, found in skips:
-            eager[str(region.module.path)].append((found.line, frame.def_end, frame.nested))
+            # the other arm of an `if` around the block never runs in the call that broke there
+            eager[str(region.module.path)].append((found.line, frame.def_end, [*frame.nested, *found.block.exclusive]))
         kept = [f for f in findings if not _runs_eagerly(f, eager.get(f.path, ()))]
         dropped = {(f.path, f.line) for f in findings if f.status is Status.PREDICTED} \
             - {(f.path, f.line) for f in kept}

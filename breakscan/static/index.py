@@ -52,6 +52,16 @@ TENSOR_CONVERSIONS = frozenset({
     "clone", "detach", "contiguous", "flip", "view", "reshape", "unsqueeze", "squeeze", "t",
     "transpose", "permute", "expand", "repeat", "flatten", "requires_grad_", "fill_", "zero_", "tril",
     "triu", "exp", "log", "sqrt", "abs", "neg", "cumsum", "sum", "mean"})
+# torch functions that return one tensor whatever their arguments: with TORCH_FACTORIES, what an
+# attribute assigned in any method must come from to count as a tensor (`_assigned_tensor_attrs`).
+TORCH_TENSOR_OPS = frozenset({
+    "torch.cat", "torch.concat", "torch.concatenate", "torch.stack", "torch.flip", "torch.exp",
+    "torch.log", "torch.sqrt", "torch.cumprod", "torch.cumsum", "torch.clamp", "torch.pow",
+    "torch.sigmoid", "torch.maximum", "torch.minimum", "torch.zeros_like", "torch.ones_like",
+    "torch.full_like", "torch.empty_like", "torch.randn_like", "torch.rand_like", "torch.lerp",
+    "torch.sin", "torch.cos", "torch.exp2", "torch.log1p", "torch.expm1", "torch.outer",
+    "torch.matmul", "torch.einsum", "torch.abs", "torch.square", "torch.round", "torch.floor",
+    "torch.ceil", "torch.flatten", "torch.reshape", "torch.roll", "torch.diff"})
 _DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")
@@ -169,6 +179,9 @@ class SkipBlock:
     ctx: str = ""
     ops_before: bool = False
     loop_over: tuple[str, str] = ("", "")  # `for layer in self.layers` / `enumerate(self.layers)`: (layer, layers)
+    # line spans of the other arm of each `if` around the block (`if a: <loop> else: <these>`): code
+    # that never runs in the call that reached the block, so not code run eagerly after its break
+    exclusive: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass
@@ -255,6 +268,8 @@ class ModuleInfo:
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
+    # `OptTensor = Optional[Tensor]`: module-level type aliases -> their source ("" when bound twice differently)
+    type_aliases: dict[str, str] = field(default_factory=dict)
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -407,6 +422,10 @@ class _Indexer:
             if isinstance(target, ast.Name):
                 name = target.id
                 self.info.module_vars[name] = callee
+                alias = _type_alias(self.info, value)
+                if alias is not None or name in self.info.type_aliases:
+                    known = self.info.type_aliases.get(name, alias)
+                    self.info.type_aliases[name] = alias if alias == known and alias is not None else ""
                 self.mark(f"{self.info.name}.{name}", value)  # f = torch.compiler.disable(g)
                 if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
                         or name in self.literal_assigns:
@@ -496,6 +515,7 @@ class _Indexer:
                 cls.bases.append(self.info.qualify(name))
         self.info.classes[node.name] = cls
         self.statements(node.body, cls)
+        cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node)
         for dec in node.decorator_list:  # @torch.compiler.disable on a class skips calls of its instances
             if trace_marker(self.info, dec) == "disable":
                 self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
@@ -723,6 +743,7 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         blocks = [b for n in own if (b := _skip_block(n, params, own, info)) is not None]
         if not blocks:
             continue
+        _note_exclusive_arms(blocks, [n for n in own if isinstance(n, ast.If)])
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
         held: set[str] | None = None  # the def's locals holding tensors, worked out on first need
         for sub in own:
@@ -778,6 +799,39 @@ def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: Modul
     return block
 
 
+_ALIAS_HEADS = {"Optional", "Union", "Tuple", "tuple", "List", "list", "Dict", "dict"}
+
+
+def _type_alias(info: ModuleInfo, value: ast.AST | None) -> str | None:
+    """The source of `value` when it is a type alias of tensors: `Optional[Tensor]`,
+    `Union[Tensor, SparseTensor]`, `Tuple[Tensor, Tensor]` (a typing subscript) or `Tensor` itself."""
+    if isinstance(value, ast.Subscript) and (ast_dotted(value.value) or "").rsplit(".", 1)[-1] in _ALIAS_HEADS:
+        return ast.unparse(value)
+    if isinstance(value, (ast.Name, ast.Attribute)) and info.qualify(ast_dotted(value) or "") == "torch.Tensor":
+        return ast.unparse(value)
+    return None
+
+
+def _span(body: list[ast.stmt]) -> tuple[int, int]:
+    return body[0].lineno, max(s.end_lineno or s.lineno for s in body)
+
+
+def _note_exclusive_arms(blocks: list[SkipBlock], ifs: list[ast.If]) -> None:
+    """Set each block's `exclusive`: for every `if` with an `else`/`elif` whose one arm holds the
+    block, the other arm's line span."""
+    for block in blocks:
+        spans = []
+        for node in ifs:
+            if not node.orelse:
+                continue
+            body, orelse = _span(node.body), _span(node.orelse)
+            if body[0] <= block.line <= body[1]:
+                spans.append(orelse)
+            elif orelse[0] <= block.line <= orelse[1]:
+                spans.append(body)
+        block.exclusive = tuple(spans)
+
+
 def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
     """(loop variable, attribute) for `for v in self.attr:` and `for i, v in enumerate(self.attr):`
     (a ModuleList of layers: `v(x)` in the body calls their `forward`), else ("", "")."""
@@ -789,6 +843,72 @@ def _loop_over_self(node: ast.For | ast.AsyncFor) -> tuple[str, str]:
             and it.value.id == "self":
         return target.id, it.attr
     return "", ""
+
+
+def _tensor_value(info: ModuleInfo, value: ast.AST, tensors: set[str]) -> bool:
+    """Whether `value` is certainly a tensor, given the local names `tensors` known to be ones: a
+    torch factory or tensor op (TORCH_FACTORIES, TORCH_TENSOR_OPS) or a tensor's conversion
+    (`.to("cpu")`, `.flip(0)`), arithmetic with a tensor operand, `-t`, or a slice of a tensor."""
+    if isinstance(value, ast.Name):
+        return value.id in tensors
+    if isinstance(value, ast.Call):
+        func = value.func
+        if isinstance(func, ast.Attribute) and func.attr in TENSOR_CONVERSIONS:
+            return _tensor_value(info, func.value, tensors)
+        head = info.qualify(ast_dotted(func) or "")
+        return head in TORCH_FACTORIES or head in TORCH_TENSOR_OPS
+    if isinstance(value, ast.BinOp):
+        return _tensor_value(info, value.left, tensors) or _tensor_value(info, value.right, tensors)
+    if isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub):
+        return _tensor_value(info, value.operand, tensors)
+    if isinstance(value, ast.Subscript):
+        return _tensor_value(info, value.value, tensors)
+    return False
+
+
+def _is_self_attr(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef) -> set[str]:
+    """`self.x` attributes that every method of the class assigns only tensors (or None): a
+    scheduler's `self.sigmas = torch.cat([...])` in `set_timesteps`, `self.sigmas = sigmas.to("cpu")`
+    of a local tensor in `__init__`. Locals are followed in source order (`a = np.linspace(...)`
+    then `a = torch.from_numpy(a)`: a tensor from there on; a loop or `with` target is not one). An
+    attribute assigned anything else anywhere (a list, a call of unknown result) is left out
+    (precision first)."""
+    verdict: dict[str, bool] = {}
+    assigned: set[str] = set()  # attributes assigned something other than None
+    unknown = ast.Constant(0)  # what a loop or `with` target holds: not known to be a tensor
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        stores: list[tuple[int, int, ast.expr, ast.AST]] = []
+        for sub in _own_nodes(method):
+            if isinstance(sub, ast.Assign):
+                stores.extend((sub.lineno, sub.col_offset, t, sub.value) for t in sub.targets)
+            elif isinstance(sub, (ast.AnnAssign, ast.NamedExpr)) and sub.value is not None:
+                stores.append((sub.lineno, sub.col_offset, sub.target, sub.value))
+            elif isinstance(sub, (ast.For, ast.AsyncFor, ast.comprehension)):
+                stores.append((getattr(sub.target, "lineno", 0), 0, sub.target, unknown))
+            elif isinstance(sub, ast.withitem) and sub.optional_vars is not None:
+                stores.append((sub.optional_vars.lineno, 0, sub.optional_vars, unknown))
+        tensors: set[str] = set()
+        for _, _, target, value in sorted(stores, key=lambda s: (s[0], s[1])):
+            if isinstance(target, ast.Name):
+                (tensors.add if _tensor_value(info, value, tensors) else tensors.discard)(target.id)
+            elif isinstance(target, (ast.Tuple, ast.List)):  # unpacked: its elements' kinds are not known
+                for el in target.elts:
+                    if _is_self_attr(el):
+                        verdict[el.attr] = False  # type: ignore[attr-defined]
+                tensors.difference_update(ast.unparse(el).lstrip("*") for el in target.elts)
+            elif _is_self_attr(target):
+                none = isinstance(value, ast.Constant) and value.value is None
+                attr = target.attr  # type: ignore[attr-defined]
+                verdict[attr] = verdict.get(attr, True) and (none or _tensor_value(info, value, tensors))
+                if not none:
+                    assigned.add(attr)
+    return {attr for attr, ok in verdict.items() if ok and attr in assigned}
 
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
@@ -1043,6 +1163,12 @@ class ProjectIndex:
     def lookup_function(self, qualname: str) -> tuple[ModuleInfo, FunctionInfo] | None:
         """A module-level function by qualified name, following re-exports."""
         return self._lookup(qualname, "functions")
+
+    def lookup_alias(self, qualname: str) -> str | None:
+        """The source of a module-level type alias (`OptTensor = Optional[Tensor]`) by qualified
+        name, following re-exports; None when unknown or bound to different types."""
+        found = self._lookup(qualname, "type_aliases")
+        return found[1] or None if found is not None else None
 
     def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""

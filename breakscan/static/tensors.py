@@ -140,6 +140,10 @@ def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
             inner = ann.slice[0].slice
             if isinstance(inner, cst.Index):
                 return annotation_kind(inner.value)
+        if head == "Union":  # `Union[Tensor, None]`: a tensor; with any other member, unknown
+            members = [e.slice.value for e in ann.slice if isinstance(e.slice, cst.Index)]
+            kinds = {annotation_kind(m) for m in members if not (isinstance(m, cst.Name) and m.value == "None")}
+            return T.TENSOR if kinds == {T.TENSOR} and len(members) == len(ann.slice) else None
         if head in ("Tuple", "tuple", "List", "list"):
             inner_kinds = {
                 annotation_kind(e.slice.value) for e in ann.slice if isinstance(e.slice, cst.Index)

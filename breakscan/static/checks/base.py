@@ -45,6 +45,8 @@ class CheckBase(Binder):
     _only_guessed: Callable[[cst.BaseExpression], bool]
     # RegionVisitor's: the higher-order operator whose nested branch holds the current node, or ""
     branch_of: Callable[[], str]
+    # CallSiteInference's: whether a tensor-annotated parameter is passed boolean tensors at every call
+    bool_at_call_sites: Callable[[str], bool]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:

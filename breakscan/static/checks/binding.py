@@ -25,12 +25,16 @@ def _optional_param_kind(name: str) -> T:
     return T.TENSOR if _TENSOR_NAME.search(name) else T.UNKNOWN
 
 
-def param_kind(param: cst.Param, is_forward_or_root: bool) -> T:
+def param_kind(param: cst.Param, is_forward_or_root: bool, annotation: cst.BaseExpression | None = None) -> T:
     """A parameter's kind from its annotation and default alone (UNKNOWN when they do not say).
 
     `is_forward_or_root`: the parameter of a compiled root or a `forward`, which Dynamo receives
-    from the caller: no annotation and no default there means a tensor (a scalar by name)."""
-    kind = annotation_kind(param.annotation.annotation if param.annotation else None)
+    from the caller: no annotation and no default there means a tensor (a scalar by name).
+    `annotation`: the annotation with a type alias resolved (`OptTensor` -> `Optional[Tensor]`,
+    ProjectIndex.lookup_alias); default: the annotation as written."""
+    if annotation is None and param.annotation is not None:
+        annotation = param.annotation.annotation
+    kind = annotation_kind(annotation)
     if kind is not None:
         return kind
     if param.annotation is not None:
@@ -61,6 +65,22 @@ class _Branch:
     env: TypeEnv
     before: dict[str, T]
     body: dict[str, T] | None = None
+    narrowed: tuple[str, ...] = ()  # names the test proves tensors in the body only (`_narrowed`)
+
+
+def _narrowed(info, test: cst.BaseExpression) -> list[str]:
+    """Names an `if` test proves tensors in its body: `isinstance(x, Tensor)` (`torch.Tensor`,
+    `Tensor` imported from torch), alone or joined by `and`. Dynamo decides `isinstance` while
+    tracing, so the body runs only with a tensor there (`x: Union[Tensor, Tuple, SparseTensor]`).
+    A tuple of classes proves nothing (`isinstance(x, (Tensor, np.ndarray))`)."""
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        return _narrowed(info, test.left) + _narrowed(info, test.right)
+    if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
+            and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
+        cls = dotted_name(test.args[1].value) or ""
+        if cls == "torch.Tensor" or info.qualify(cls) == "torch.Tensor":
+            return [test.args[0].value.value]
+    return []
 
 
 def _ends_flow(suite: cst.BaseSuite | cst.Else | cst.If) -> bool:
@@ -103,6 +123,10 @@ class Binder:
             return  # not opened (a pruned `if`, or no scope)
         branch = branches.pop()
         node, env = branch.node, branch.env
+        if branch.body is None and branch.narrowed:  # no else: the walk is at the body's end
+            names = env.bound()
+            self._unnarrow(branch, names)
+            env.restore(names)
         body_ends, other_ends = _ends_flow(node.body), node.orelse is not None and _ends_flow(node.orelse)
         other = branch.before if branch.body is None else branch.body  # the path walked first
         first_ends = body_ends if branch.body is not None else False
@@ -113,9 +137,25 @@ class Binder:
             env.restore(other)
 
     def _open_branch(self, node: cst.If) -> None:
-        """Note the state before `node` (call from visit_If when both paths are walked)."""
+        """Note the state before `node` (call from visit_If when both paths are walked), and bind
+        the names its test proves tensors (`isinstance(x, Tensor)`) for the body's walk."""
         if self.env is not None:
-            self.__dict__.setdefault("_branches", []).append(_Branch(node, self.env, self.env.bound()))
+            env = self.env
+            narrowed = tuple(n for n in _narrowed(env.info, node.test) if env.lookup(n) not in TENSORISH)
+            self.__dict__.setdefault("_branches", []).append(_Branch(node, env, env.bound(), narrowed=narrowed))
+            for name in narrowed:
+                env.names[name] = T.TENSOR
+            env.restore(env.names)  # clears the memo
+
+    @staticmethod
+    def _unnarrow(branch: _Branch, names: dict[str, T]) -> None:
+        """The body's end state `names` without the test's narrowing: past the `if`, a narrowed
+        name is what it was before (precision first, also when the body rebound it)."""
+        for name in branch.narrowed:
+            if name in branch.before:
+                names[name] = branch.before[name]
+            else:
+                names.pop(name, None)
 
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
@@ -124,6 +164,7 @@ class Binder:
         if branches and branches[-1].node.orelse is node and branches[-1].body is None:
             branch = branches[-1]
             branch.body = branch.env.bound()
+            self._unnarrow(branch, branch.body)
             branch.env.restore(branch.before)
 
     def leave_Assign(self, original_node: cst.Assign) -> None:

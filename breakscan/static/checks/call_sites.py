@@ -155,6 +155,28 @@ def _unannotated(node: cst.FunctionDef, name: str) -> bool:
     return all(p.annotation is None for p in all_params(node) if p.name.value == name)
 
 
+def _store_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The targets a def's body stores to (assignments, augmented and annotated ones, walrus,
+    `for` and `with ... as`), nested tuples unpacked."""
+    out: list[cst.BaseExpression] = []
+    kinds = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor, cst.AsName)
+    for node in iter_nodes(fn.body, kinds):
+        if isinstance(node, cst.AssignTarget):
+            out.append(node.target)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor)):
+            out.append(node.target)
+        elif isinstance(node, cst.AsName):
+            out.append(node.name)
+    expanded: list[cst.BaseExpression] = []
+    while out:
+        target = out.pop()
+        if isinstance(target, (cst.Tuple, cst.List)):
+            out.extend(el.value for el in target.elements)
+        else:
+            expanded.append(target)
+    return expanded
+
+
 def _join_arguments(kinds: list[T]) -> T:
     """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
     everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
@@ -223,6 +245,7 @@ class CallSiteInference(CheckBase):
         # (qualname, argument kinds) -> (kind, elements) read with those arguments; None: unknown
         self._context_returns: dict[tuple[str, tuple], tuple[T, list[T] | None] | None] = {}
         self._annotations: dict[str, tuple[T, list[T] | None]] = {}  # return annotation -> kinds
+        self._annotations_parsed: dict[str, cst.BaseExpression | None] = {}  # type alias source -> parsed
         self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
@@ -433,13 +456,49 @@ class CallSiteInference(CheckBase):
             name = param.name.value
             if i == 0 and has_self and name in ("self", "cls"):
                 continue
-            kind = param_kind(param, is_root)
+            kind = param_kind(param, is_root, self._alias_annotation(param))
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
             kinds[name] = kind
         return kinds
+
+    def bool_at_call_sites(self, name: str) -> bool:
+        """Whether `name` is a parameter of the region function being walked, annotated as a tensor
+        (so `_param_kinds` did not look at its calls) and never rebound in the body, that every
+        call site the inference sees (`_inferred_params`) passes a boolean tensor: a comparison
+        (`masked(edge_index, edge_type == i)`), a mask. Asked only where it decides a finding
+        (indexing by the parameter): the call-site walk is not paid for every annotated parameter."""
+        env, region = self.env, self.region
+        fn = env.function if env is not None else None
+        if region is None or fn is None or fn.name.value != region.function.name or fn.decorators:
+            return False
+        params = {p.name.value: p for p in all_params(fn)}
+        if name not in params or params[name].annotation is None or env.names.get(name) is not T.TENSOR:
+            return False
+        if any(isinstance(n, cst.Name) and n.value == name for n in _store_targets(fn)):
+            return False
+        is_root = len(region.chain) <= 1 or region.function.name == "forward"
+        return self._inferred_params(region.function.qualname, project=not is_root).get(name) is T.BOOL_TENSOR
+
+    def _alias_annotation(self, param: cst.Param) -> cst.BaseExpression | None:
+        """The type a parameter's annotation names when it is a project type alias
+        (`edge_weight: OptTensor` with `OptTensor = Optional[Tensor]` in the project's typing
+        module), parsed; None for any other annotation."""
+        ann = param.annotation.annotation if param.annotation is not None else None
+        name = dotted_name(ann) if isinstance(ann, (cst.Name, cst.Attribute)) else None
+        if not name or annotation_kind(ann) is not None:
+            return None
+        text = self.index.lookup_alias(self.info.qualify(name))
+        if not text:
+            return None
+        if text not in self._annotations_parsed:
+            try:
+                self._annotations_parsed[text] = cst.parse_expression(text)
+            except cst.ParserSyntaxError:
+                self._annotations_parsed[text] = None
+        return self._annotations_parsed[text]
 
     # call-site parameter inference ----------------------------------------------------------
     def _call_sites(self) -> CallSites:

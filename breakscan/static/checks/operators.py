@@ -87,7 +87,11 @@ class OperatorChecks(CheckBase):
         if not self.env.is_tensor(node.value):
             return
         for element in node.slice:
-            if isinstance(element.slice, cst.Index) and self.env.kind(element.slice.value) is T.BOOL_TENSOR:
+            if not isinstance(element.slice, cst.Index):
+                continue
+            index = element.slice.value
+            if self.env.kind(index) is T.BOOL_TENSOR or (
+                    isinstance(index, cst.Name) and self.bool_at_call_sites(index.value)):
                 self._emit_check("mask-index", node)
                 return
 
