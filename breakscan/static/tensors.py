@@ -52,6 +52,17 @@ TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
 # Methods that only torch tensors have (not NumPy arrays, nn.Modules or Python values) and that
 # return a tensor: called on a value of unknown type, the result is a tensor (`mask.long().sum()`).
 TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous", "eq", "ne"}
+# Tensor methods whose result keeps the receiver's dtype: a boolean mask reshaped, repeated or
+# moved (`m.bool().unsqueeze(1).repeat(1, c, 1, 1)`) is still a mask. `view` keeps it unless given
+# a dtype (`m.view(torch.uint8)`); `to` and `type` may change it and are left out.
+DTYPE_KEEPING_METHODS = {"unsqueeze", "squeeze", "repeat", "expand", "expand_as", "view", "view_as", "reshape",
+                         "reshape_as", "flatten", "unflatten", "permute", "transpose", "t", "movedim", "contiguous",
+                         "clone", "detach", "flip", "fliplr", "flipud", "roll", "narrow", "select", "tile",
+                         "repeat_interleave", "rot90", "diagonal", "triu", "tril"}
+# torch functions that return a (values, indices) pair when given a dimension but one tensor when
+# given only the input (`torch.max(x)`; `torch.max(x, other)` compares elementwise): see
+# torch.max's docstring. `torch.where(cond, x, y)` (three arguments) is one tensor too.
+TORCH_SEQ_WITH_DIM = {"torch.max", "torch.min", "torch.median", "torch.nanmedian"}
 
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
@@ -420,6 +431,9 @@ class TypeEnv:
                     return T.TENSOR_SEQ
                 if meth in BOOL_METHODS:
                     return T.BOOL_TENSOR
+                if recv_kind is T.BOOL_TENSOR and meth in DTYPE_KEEPING_METHODS and not any(
+                        self.info.qualify(dotted_name(a.value) or "").startswith("torch.") for a in node.args):
+                    return T.BOOL_TENSOR  # no `torch.uint8` (a dtype) among the arguments
                 if meth in ("max", "min", "sort", "topk") and node.args:
                     return T.TENSOR_SEQ if meth in ("sort", "topk") else T.UNKNOWN
                 return T.TENSOR
@@ -429,6 +443,8 @@ class TypeEnv:
                 return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:
                 return T.TENSOR
+            if recv_kind is T.UNKNOWN and meth == "bool" and not node.args:
+                return T.BOOL_TENSOR  # `.bool()` is a tensor method (NumPy arrays and Python values have none)
         name = dotted_name(func)
         if name is None:
             return T.UNKNOWN
@@ -456,11 +472,29 @@ class TypeEnv:
             return self._builtin_numeric(qual, node)
         if qual.startswith("torch."):
             kind = self._torch_call(qual)
+            if kind is T.TENSOR_SEQ and self._single_tensor_result(qual, node):
+                kind = T.TENSOR
             if kind in TENSORISH and qual not in TORCH_FACTORIES and node.args and not any(
                     self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
                 return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
             return kind
         return T.UNKNOWN
+
+    def _single_tensor_result(self, qual: str, node: cst.Call) -> bool:
+        """Whether a call of a torch function that may return a pair returns one tensor here:
+        `torch.max(x)`, `torch.max(x, other_tensor)`, `torch.where(cond, x, y)`."""
+        positional = [a for a in node.args if a.keyword is None and not a.star]
+        keywords = {a.keyword.value for a in node.args if a.keyword is not None}
+        if any(a.star for a in node.args):
+            return False
+        if qual == "torch.where":
+            return len(positional) + len(keywords & {"input", "other"}) == 3
+        if qual not in TORCH_SEQ_WITH_DIM or keywords - {"out", "other", "input"}:
+            return False
+        if len(positional) + len(keywords & {"input"}) == 1:
+            return True
+        return len(positional) == 2 and qual in ("torch.max", "torch.min") and self.kind(
+            positional[1].value) in TENSORISH
 
     def _builtin_numeric(self, qual: str, node: cst.Call) -> T:
         kinds = {self.kind(a.value) for a in node.args}
