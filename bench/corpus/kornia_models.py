@@ -286,3 +286,41 @@ CASES += [
     _m("augmentation.RandomThinPlateSpline", "kornia.augmentation.RandomThinPlateSpline", p=1.0),
     _m("augmentation.CenterCrop", "kornia.augmentation.CenterCrop", size=16),
 ]
+
+
+def _heatmaps(device):
+    return (torch_rand(device, 2, 4, 16, 16),), {}
+
+
+def _transform_points(device):
+    return (_homography(device), torch_rand(device, 2, 10, 2)), {}
+
+
+def _binary_image(device):
+    return ((torch_rand(device, 2, 1, 16, 16) > 0.5).float(),), {"num_iterations": 20}
+
+
+def _hinge(device):
+    import torch
+
+    return (torch.randn(2, 1, 8, 8, device=device), torch.randint(0, 2, (2, 8, 8), device=device)), {}
+
+
+def _binary_focal(device):
+    import torch
+
+    return (torch.randn(2, 1, 8, 8, device=device), torch.randint(0, 2, (2, 1, 8, 8), device=device).float()), {
+        "alpha": 0.25, "gamma": 2.0, "reduction": "mean"}
+
+
+CASES += [
+    _m("feature.BlobHessian", "kornia.feature.BlobHessian"),
+    _m("feature.TFeat", "kornia.feature.TFeat", _patches, pretrained=False),
+    _m("feature.SOSNet", "kornia.feature.SOSNet", _patches, pretrained=False),
+    _f("kornia.geometry.subpix.conv_soft_argmax2d", _heatmaps),
+    _f("kornia.geometry.subpix.spatial_soft_argmax2d", _heatmaps),
+    _f("kornia.geometry.linalg.transform_points", _transform_points),
+    _f("kornia.contrib.connected_components", _binary_image),
+    _f("kornia.losses.lovasz_hinge_loss", _hinge),
+    _f("kornia.losses.binary_focal_loss_with_logits", _binary_focal),
+]
