@@ -79,6 +79,28 @@ def _ends_flow(suite: cst.BaseSuite | cst.Else | cst.If) -> bool:
     return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
+def tensor_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`(name, True)` when `test` is true only for a tensor `name` (`isinstance(name, torch.Tensor)`,
+    also with a tuple of types holding `Tensor`, or `torch.is_tensor(name)`); `(name, False)` for
+    its negation (`not isinstance(...)`); else None. Every tensor is an instance of `Tensor`, so
+    where such a test is False the name is not a tensor (kornia's `temperature: Tensor | float`)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = tensor_test(test.expression)
+        return None if inner is None else (inner[0], not inner[1])
+    if not isinstance(test, cst.Call) or any(a.keyword is not None or a.star for a in test.args):
+        return None
+    func = dotted_name(test.func) or ""
+    args = [a.value for a in test.args]
+    if func.rsplit(".", 1)[-1] == "is_tensor" and len(args) == 1 and isinstance(args[0], cst.Name):
+        return args[0].value, True
+    if func != "isinstance" or len(args) != 2 or not isinstance(args[0], cst.Name):
+        return None
+    types = [e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]]
+    if any((dotted_name(t) or "").rsplit(".", 1)[-1] == "Tensor" for t in types):
+        return args[0].value, True
+    return None
+
+
 class Binder:
     """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`).
 
@@ -111,11 +133,21 @@ class Binder:
             env.join_path(other)
         elif last_ends:  # only the path walked first goes on past the `if`
             env.restore(other)
+        if node.orelse is None and body_ends:  # `if isinstance(x, Tensor): return ...`: past it, x is not one
+            self._not_a_tensor(node.test, truth=False)
 
     def _open_branch(self, node: cst.If) -> None:
         """Note the state before `node` (call from visit_If when both paths are walked)."""
         if self.env is not None:
             self.__dict__.setdefault("_branches", []).append(_Branch(node, self.env, self.env.bound()))
+            self._not_a_tensor(node.test, truth=True)  # the body of `if not isinstance(x, Tensor):`
+
+    def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
+        """On a path where `test` has the value `truth`, a name the test shows is not a tensor is
+        bound UNKNOWN (a float, a list, a NumPy array...), so that no rule takes it for one."""
+        narrowed = tensor_test(test)
+        if self.env is not None and narrowed is not None and narrowed[1] is not truth:
+            self.env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
 
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
@@ -125,6 +157,7 @@ class Binder:
             branch = branches[-1]
             branch.body = branch.env.bound()
             branch.env.restore(branch.before)
+            self._not_a_tensor(branch.node.test, truth=False)  # the `else` of `if isinstance(x, Tensor):`
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if self.env is not None:
