@@ -240,20 +240,6 @@ CASES += [
 ]
 
 
-def _transform(cls: str, shape: tuple[int, ...] = (1, 32, 32), **kwargs):
-    """An array transform called on one channel-first image: `Class.__call__` with the built
-    instance (a callable object, not a module; its method is the compiled target)."""
-
-    def factory(device):
-        import torch
-        from monai import transforms
-
-        transform = getattr(transforms, cls)(**kwargs)
-        return transform.__call__, (torch.rand(*shape, device=device),), {}
-
-    return Case("monai", f"transforms.{cls}", factory, target=f"monai.transforms.{cls}.__call__", modes=("call",))
-
-
 def _layer(cls: str, shape: tuple[int, ...] = (2, 1, 16, 16), **kwargs):
     def factory(device):
         import torch
@@ -265,22 +251,6 @@ def _layer(cls: str, shape: tuple[int, ...] = (2, 1, 16, 16), **kwargs):
 
 
 CASES += [
-    _transform("ScaleIntensity"),
-    _transform("NormalizeIntensity"),
-    _transform("RandGaussianNoise", prob=1.0),
-    _transform("Resize", spatial_size=(16, 16)),
-    _transform("ScaleIntensityRange", a_min=0.0, a_max=1.0, b_min=0.0, b_max=255.0),
-    _transform("RandFlip", prob=1.0, spatial_axis=0),
-    _transform("Rotate90"),
-    _transform("GaussianSmooth", sigma=1.0),
-    _transform("AdjustContrast", gamma=1.5),
-    _transform("Zoom", zoom=1.5),
-    _transform("SpatialPad", spatial_size=(40, 40)),
-    _transform("CenterSpatialCrop", roi_size=(16, 16)),
-    _transform("AsDiscrete", threshold=0.5),
-    _transform("ThresholdIntensity", threshold=0.5),
-    _transform("ShiftIntensity", offset=0.1),
-    _transform("HistogramNormalize", num_bins=16),
     _layer("GaussianFilter", spatial_dims=2, sigma=1.0),
     _layer("MedianFilter", radius=1, spatial_dims=2),
     _layer("SavitzkyGolayFilter", window_length=5, order=2, axis=2),
