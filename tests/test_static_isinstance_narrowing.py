@@ -1,6 +1,7 @@
 """A value tested with `isinstance(v, Tensor)` (or `torch.is_tensor(v)`) is not a tensor where the
 test is False: the `else`/`elif` of `if isinstance(v, Tensor):`, the body of
 `if not isinstance(v, Tensor):`, and the code after `if isinstance(v, Tensor): return ...`.
+A value tested `isinstance(v, (int, float))` is not a tensor in that test's body.
 Parameters annotated `Tensor | float` (kornia's soft-argmax `temperature`) are compared as floats
 there and Dynamo 2.13 traces the comparison: no BRK101. The tensor path keeps its kind: `bool()` of
 a tensor comparison still breaks (BRK104, confirmed). Checked through the CLI."""
@@ -52,8 +53,17 @@ PACKAGE = {
             return x + offset
 
 
+        def blur_sigma(x: Tensor, sigma: Tensor | float) -> Tensor:
+            if isinstance(sigma, (int, float)):
+                if sigma <= 0:
+                    raise ValueError("sigma")
+                sigma = torch.tensor([sigma])
+            return x * sigma
+
+
         def breakscan_examples():
             x = torch.rand(4)
+            yield blur_sigma, (x, 1.5)
             yield soft, (x,)
             yield soft, (x, torch.tensor(2.0))
             yield scale_by, (x, 2.0)
@@ -67,5 +77,5 @@ def test_not_a_tensor_where_isinstance_is_false(tmp_path):
     write_files(tmp_path, PACKAGE)
     found = break_statuses(cli_findings(tmp_path, "check", "heat", "--show-refuted", cache=tmp_path / "cache"))
     assert ("BRK104", "checks.py", 8, "confirmed") in found  # bool((temperature > 0).all()) on the tensor path
-    assert not {f for f in found if f[0] == "BRK101"}  # temperature > 0, factor < 0, offset > 1: floats there
+    assert not {f for f in found if f[0] == "BRK101"}  # temperature > 0, factor < 0, offset > 1, sigma <= 0: floats there
     assert not {f for f in found if f[3] in ("refuted", "observed")}

@@ -79,11 +79,17 @@ def _ends_flow(suite: cst.BaseSuite | cst.Else | cst.If) -> bool:
     return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
+# Types no tensor is an instance of (a 0-d tensor is not a `float`).
+NON_TENSOR_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "tuple", "dict", "set",
+                    "Number", "numbers.Number"}
+
+
 def tensor_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     """`(name, True)` when `test` is true only for a tensor `name` (`isinstance(name, torch.Tensor)`,
     also with a tuple of types holding `Tensor`, or `torch.is_tensor(name)`); `(name, False)` for
-    its negation (`not isinstance(...)`); else None. Every tensor is an instance of `Tensor`, so
-    where such a test is False the name is not a tensor (kornia's `temperature: Tensor | float`)."""
+    its negation (`not isinstance(...)`) and `isinstance(name, (int, float))` (true only for a
+    value that is not a tensor); else None. Every tensor is an instance of `Tensor`, so where such
+    a test is False the name is not a tensor (kornia's `temperature: Tensor | float`)."""
     if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
         inner = tensor_test(test.expression)
         return None if inner is None else (inner[0], not inner[1])
@@ -96,8 +102,11 @@ def tensor_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
     if func != "isinstance" or len(args) != 2 or not isinstance(args[0], cst.Name):
         return None
     types = [e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]]
-    if any((dotted_name(t) or "").rsplit(".", 1)[-1] == "Tensor" for t in types):
+    names = [dotted_name(t) or "" for t in types]
+    if any(name.rsplit(".", 1)[-1] == "Tensor" for name in names):
         return args[0].value, True
+    if names and all(name in NON_TENSOR_TYPES for name in names):
+        return args[0].value, False  # `isinstance(sigma, (int, float))`: no tensor is one
     return None
 
 
@@ -143,11 +152,13 @@ class Binder:
             self._not_a_tensor(node.test, truth=True)  # the body of `if not isinstance(x, Tensor):`
 
     def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
-        """On a path where `test` has the value `truth`, a name the test shows is not a tensor is
-        bound UNKNOWN (a float, a list, a NumPy array...), so that no rule takes it for one."""
+        """On a path where `test` has the value `truth`, a name the test shows is not a tensor,
+        taken for one so far, is bound UNKNOWN (a float, a list, a NumPy array...)."""
         narrowed = tensor_test(test)
         if self.env is not None and narrowed is not None and narrowed[1] is not truth:
-            self.env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
+            name = cst.Name(narrowed[0])
+            if self.env.kind(name) in TENSORISH:  # a tuple of tensors stays one
+                self.env.bind(name, T.UNKNOWN)
 
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
