@@ -77,5 +77,5 @@ def test_not_a_tensor_where_isinstance_is_false(tmp_path):
     write_files(tmp_path, PACKAGE)
     found = break_statuses(cli_findings(tmp_path, "check", "heat", "--show-refuted", cache=tmp_path / "cache"))
     assert ("BRK104", "checks.py", 8, "confirmed") in found  # bool((temperature > 0).all()) on the tensor path
-    assert not {f for f in found if f[0] == "BRK101"}  # temperature > 0, factor < 0, offset > 1, sigma <= 0: floats there
+    assert not {f for f in found if f[0] == "BRK101"}  # temperature > 0, factor < 0, offset > 1, sigma <= 0
     assert not {f for f in found if f[3] in ("refuted", "observed")}
