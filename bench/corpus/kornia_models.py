@@ -137,3 +137,190 @@ CASES: list[Case] = [
     _m("augmentation.Normalize", "kornia.augmentation.Normalize", mean=0.5, std=0.2),
     _m("filters.Canny", "kornia.filters.Canny"),
 ]
+
+
+def _boxes(device):
+    """Two boxes (B x 4 x 2, corners clockwise from top-left) inside a 32 x 32 image."""
+    import torch
+
+    box = torch.tensor([[2.0, 3.0], [20.0, 3.0], [20.0, 25.0], [2.0, 25.0]], device=device)
+    return box.repeat(2, 1, 1)
+
+
+def _noise(device):
+    import torch
+
+    return torch.rand(2, 2, 32, 32, device=device) * 2 - 1
+
+
+def _maps(device):
+    """``remap`` coordinates: a slightly shifted identity grid (B x H x W each, in pixels)."""
+    import torch
+
+    ys, xs = torch.meshgrid(torch.arange(32.0, device=device), torch.arange(32.0, device=device), indexing="ij")
+    return (torch.rand(2, 3, 32, 32, device=device), (xs + 0.5).expand(2, 32, 32),
+            (ys - 0.5).expand(2, 32, 32)), {}
+
+
+def _quads(device):
+    import torch
+
+    src = _boxes(device)
+    return (src, src + torch.randn(2, 4, 2, device=device)), {}
+
+
+def _points(device):
+    import torch
+
+    pts = torch.rand(2, 8, 2, device=device) * 32
+    return (pts, pts + 0.1 * torch.randn(2, 8, 2, device=device)), {}
+
+
+def _axis_angle(device):
+    import torch
+
+    return (torch.randn(4, 3, device=device),), {}
+
+
+def _laf(device):
+    """Local affine frames: 2 images x 3 features, B x N x 2 x 3."""
+    import kornia.feature as KF
+    import torch
+
+    centers = torch.rand(2, 3, 2, device=device) * 16 + 8
+    return KF.laf_from_center_scale_ori(centers, torch.full((2, 3, 1, 1), 4.0, device=device),
+                                        torch.zeros(2, 3, 1, device=device))
+
+
+def _laf_patches(device):
+    return (torch_rand(device, 2, 3, 32, 32), _laf(device)), {"PS": 16}
+
+
+def _laf_image(device):
+    return (_laf(device), torch_rand(device, 2, 1, 32, 32)), {}
+
+
+def torch_rand(device, *shape):
+    import torch
+
+    return torch.rand(*shape, device=device)
+
+
+def _center_scale_ori(device):
+    import torch
+
+    return (torch.rand(2, 3, 2, device=device) * 32, torch.full((2, 3, 1, 1), 4.0, device=device),
+            torch.zeros(2, 3, 1, device=device)), {}
+
+
+def _seg(device):
+    """Logits B x C x H x W and integer labels B x H x W."""
+    import torch
+
+    return (torch.randn(2, 4, 8, 8, device=device), torch.randint(0, 4, (2, 8, 8), device=device)), {}
+
+
+def _tversky(device):
+    args, _ = _seg(device)
+    return args, {"alpha": 0.3, "beta": 0.7}
+
+
+def _psnr(device):
+    args, _ = _image_pair(device)
+    return args, {"max_val": 1.0}
+
+
+def _iou(device):
+    import torch
+
+    return (torch.randint(0, 3, (2, 20), device=device), torch.randint(0, 3, (2, 20), device=device), 3), {}
+
+
+def _patch_sequential(device):
+    import torch
+    from kornia import augmentation as K
+
+    model = K.PatchSequential(K.ColorJitter(0.1, 0.1, 0.1, 0.1, p=0.5), K.RandomAffine(degrees=10.0, p=0.5),
+                              grid_size=(2, 2), patchwise_apply=False, random_apply=False)
+    return model, (torch.rand(2, 3, 32, 32, device=device),), {}
+
+
+CASES += [
+    _f("kornia.geometry.transform.crop_and_resize", _with(_boxes, (16, 16))),
+    _f("kornia.geometry.transform.elastic_transform2d", _with(_noise, (7, 7), (4.0, 4.0))),
+    _f("kornia.geometry.transform.remap", _maps),
+    _f("kornia.geometry.transform.get_perspective_transform", _quads),
+    _f("kornia.geometry.transform.center_crop", _with((16, 16))),
+    _f("kornia.geometry.conversions.axis_angle_to_rotation_matrix", _axis_angle),
+    _f("kornia.geometry.conversions.rotation_matrix_to_quaternion",
+       lambda d: ((__import__("kornia").geometry.conversions.axis_angle_to_rotation_matrix(
+           __import__("torch").randn(4, 3, device=d)),), {})),
+    _f("kornia.geometry.homography.find_homography_dlt", _points),
+    _f("kornia.feature.laf_from_center_scale_ori", _center_scale_ori),
+    _f("kornia.feature.extract_patches_from_pyramid", _laf_patches),
+    _f("kornia.feature.gftt_response"),
+    _m("feature.LAFOrienter", "kornia.feature.LAFOrienter", _laf_image, patch_size=16),
+    _f("kornia.color.rgb_to_luv"),
+    _f("kornia.color.rgb_to_xyz"),
+    _f("kornia.enhance.adjust_hue", _with(0.5)),
+    _f("kornia.enhance.equalize_clahe"),
+    _f("kornia.enhance.posterize", _with(3)),
+    _f("kornia.morphology.top_hat", _with(lambda d: __import__("torch").ones(3, 3, device=d))),
+    _f("kornia.losses.dice_loss", _seg),
+    _f("kornia.losses.tversky_loss", _tversky),
+    _f("kornia.losses.total_variation"),
+    _f("kornia.metrics.psnr", _psnr),
+    _f("kornia.metrics.mean_iou", _iou),
+    _f("kornia.filters.unsharp_mask", _with((3, 3), (1.5, 1.5))),
+    _f("kornia.filters.motion_blur", _with(5, 45.0, 0.5)),
+    _m("augmentation.RandomPerspective", "kornia.augmentation.RandomPerspective", distortion_scale=0.5, p=1.0),
+    _m("augmentation.RandomMixUpV2", "kornia.augmentation.RandomMixUpV2", p=1.0),
+    _m("augmentation.RandomCutMixV2", "kornia.augmentation.RandomCutMixV2", p=1.0),
+    _m("augmentation.RandomRotation", "kornia.augmentation.RandomRotation", degrees=30.0, p=1.0),
+    _m("augmentation.RandomElasticTransform", "kornia.augmentation.RandomElasticTransform", kernel_size=(7, 7),
+       sigma=(4.0, 4.0), p=1.0),
+    Case("kornia", "augmentation.PatchSequential", _patch_sequential),
+    _m("augmentation.RandomEqualize", "kornia.augmentation.RandomEqualize", p=1.0),
+    _m("augmentation.RandomMotionBlur", "kornia.augmentation.RandomMotionBlur", kernel_size=3, angle=35.0,
+       direction=0.5, p=1.0),
+    _m("augmentation.RandomThinPlateSpline", "kornia.augmentation.RandomThinPlateSpline", p=1.0),
+    _m("augmentation.CenterCrop", "kornia.augmentation.CenterCrop", size=16),
+]
+
+
+def _heatmaps(device):
+    return (torch_rand(device, 2, 4, 16, 16),), {}
+
+
+def _transform_points(device):
+    return (_homography(device), torch_rand(device, 2, 10, 2)), {}
+
+
+def _binary_image(device):
+    return ((torch_rand(device, 2, 1, 16, 16) > 0.5).float(),), {"num_iterations": 20}
+
+
+def _hinge(device):
+    import torch
+
+    return (torch.randn(2, 1, 8, 8, device=device), torch.randint(0, 2, (2, 8, 8), device=device)), {}
+
+
+def _binary_focal(device):
+    import torch
+
+    return (torch.randn(2, 1, 8, 8, device=device), torch.randint(0, 2, (2, 1, 8, 8), device=device).float()), {
+        "alpha": 0.25, "gamma": 2.0, "reduction": "mean"}
+
+
+CASES += [
+    _m("feature.BlobHessian", "kornia.feature.BlobHessian"),
+    _m("feature.TFeat", "kornia.feature.TFeat", _patches, pretrained=False),
+    _m("feature.SOSNet", "kornia.feature.SOSNet", _patches, pretrained=False),
+    _f("kornia.geometry.subpix.conv_soft_argmax2d", _heatmaps),
+    _f("kornia.geometry.subpix.spatial_soft_argmax2d", _heatmaps),
+    _f("kornia.geometry.linalg.transform_points", _transform_points),
+    _f("kornia.contrib.connected_components", _binary_image),
+    _f("kornia.losses.lovasz_hinge_loss", _hinge),
+    _f("kornia.losses.binary_focal_loss_with_logits", _binary_focal),
+]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench.corpus import Case
+from bench.corpus import Case, function_case
 
 
 def _net(cls: str, shape: tuple[int, ...] = (2, 1, 32, 32), **kwargs):
@@ -125,4 +125,134 @@ CASES: list[Case] = [
     Case("monai", "blocks.SABlock", _block("SABlock", (2, 6, 16), hidden_size=16, num_heads=2)),
     Case("monai", "blocks.ResidualUnit", _block("ResidualUnit", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
                                                 out_channels=8, strides=2, subunits=2)),
+]
+
+
+def _onehot_pair(device, channels=3):
+    """Binary one-hot prediction and label, B x C x H x W (what monai.metrics take)."""
+    import torch
+    import torch.nn.functional as F
+
+    def onehot(labels):
+        return F.one_hot(labels, channels).permute(0, 3, 1, 2).float()
+
+    return (onehot(torch.randint(0, channels, (2, 16, 16), device=device)),
+            onehot(torch.randint(0, channels, (2, 16, 16), device=device))), {}
+
+
+def _metric(target: str):
+    return function_case("monai", target, _onehot_pair)
+
+
+def _sliding_window(device):
+    import torch
+
+    predictor = torch.nn.Conv2d(1, 2, 3, padding=1).to(device)
+    return (torch.randn(1, 1, 32, 32, device=device), (16, 16), 2, predictor), {"overlap": 0.25}
+
+
+def _probabilities(cls: str, **kwargs):
+    """A loss of a prediction and a label of the same shape (B x C x H x W, values in [0, 1])."""
+
+    def factory(device):
+        import torch
+        from monai import losses
+
+        pred = torch.rand(2, 2, 16, 16, device=device)
+        target = (torch.rand(2, 2, 16, 16, device=device) > 0.5).float()
+        return getattr(losses, cls)(**kwargs), (pred, target), {}
+
+    return factory
+
+
+def _wasserstein(device):
+    import numpy as np
+    import torch
+    from monai.losses import GeneralizedWassersteinDiceLoss
+
+    loss = GeneralizedWassersteinDiceLoss(dist_matrix=np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.5], [1.0, 0.5, 0.0]]))
+    return loss, (torch.randn(2, 3, 16, 16, device=device), torch.randint(0, 3, (2, 16, 16), device=device)), {}
+
+
+def _ddf_loss(cls: str, **kwargs):
+    """A regularisation loss of one dense displacement field (B x 2 x H x W)."""
+
+    def factory(device):
+        import torch
+        from monai import losses
+
+        return getattr(losses, cls)(**kwargs), (torch.randn(2, 2, 16, 16, device=device),), {}
+
+    return factory
+
+
+def _warp(device):
+    import torch
+    from monai.networks.blocks import Warp
+
+    return Warp(), (torch.rand(2, 1, 16, 16, device=device), torch.randn(2, 2, 16, 16, device=device)), {}
+
+
+CASES += [
+    Case("monai", "Regressor", _net("Regressor", in_shape=(1, 32, 32), out_shape=(2,), channels=(4, 8),
+                                    strides=(2, 2))),
+    Case("monai", "Discriminator", _net("Discriminator", in_shape=(1, 32, 32), channels=(4, 8), strides=(2, 2))),
+    Case("monai", "RegUNet", _net("RegUNet", spatial_dims=2, in_channels=1, num_channel_initial=4, depth=2,
+                                  out_channels=2)),
+    Case("monai", "GlobalNet", _net("GlobalNet", (2, 2, 32, 32), image_size=(32, 32), spatial_dims=2,
+                                    in_channels=2, num_channel_initial=4, depth=2)),
+    Case("monai", "VQVAE", _net("VQVAE", (2, 1, 16, 16), spatial_dims=2, in_channels=1, out_channels=1,
+                                channels=(8, 8), num_res_channels=8, num_res_layers=1,
+                                downsample_parameters=((2, 4, 1, 1), (2, 4, 1, 1)),
+                                upsample_parameters=((2, 4, 1, 1, 0), (2, 4, 1, 1, 0)), num_embeddings=16,
+                                embedding_dim=8)),
+    Case("monai", "AutoencoderKL", _net("AutoencoderKL", (2, 1, 16, 16), spatial_dims=2, in_channels=1,
+                                        out_channels=1, channels=(8, 8), latent_channels=4, num_res_blocks=1,
+                                        norm_num_groups=8, attention_levels=(False, True))),
+    Case("monai", "VarFullyConnectedNet", _net("VarFullyConnectedNet", (2, 16), in_channels=16, out_channels=16,
+                                               latent_size=4, encode_channels=(8,), decode_channels=(8,))),
+    Case("monai", "PatchDiscriminator", _net("PatchDiscriminator", num_layers_d=2, spatial_dims=2, channels=8,
+                                             in_channels=1, out_channels=1)),
+    Case("monai", "MaskedDiceLoss", _loss("MaskedDiceLoss", to_onehot_y=True, softmax=True)),
+    Case("monai", "GeneralizedWassersteinDiceLoss", _wasserstein),
+    Case("monai", "SoftDiceclDiceLoss", _probabilities("SoftDiceclDiceLoss")),
+    Case("monai", "BendingEnergyLoss", _ddf_loss("BendingEnergyLoss")),
+    Case("monai", "GeneralizedDiceFocalLoss", _loss("GeneralizedDiceFocalLoss", to_onehot_y=True, softmax=True)),
+    Case("monai", "AsymmetricUnifiedFocalLoss", _probabilities("AsymmetricUnifiedFocalLoss")),
+    _metric("monai.metrics.compute_dice"),
+    _metric("monai.metrics.compute_iou"),
+    _metric("monai.metrics.get_confusion_matrix"),
+    _metric("monai.metrics.compute_generalized_dice"),
+    function_case("monai", "monai.inferers.sliding_window_inference", _sliding_window),
+    Case("monai", "blocks.SimpleASPP", _block("SimpleASPP", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                              conv_out_channels=2)),
+    Case("monai", "blocks.ResidualSELayer", _block("ResidualSELayer", (2, 4, 16, 16), spatial_dims=2,
+                                                   in_channels=4)),
+    Case("monai", "blocks.SubpixelUpsample", _block("SubpixelUpsample", (2, 4, 16, 16), spatial_dims=2,
+                                                    in_channels=4, scale_factor=2)),
+    Case("monai", "blocks.PatchEmbeddingBlock", _block("PatchEmbeddingBlock", (2, 1, 32, 32), in_channels=1,
+                                                       img_size=(32, 32), patch_size=(8, 8), hidden_size=32,
+                                                       num_heads=2, spatial_dims=2)),
+    Case("monai", "blocks.CrossAttentionBlock", _block("CrossAttentionBlock", (2, 6, 16), hidden_size=16,
+                                                       num_heads=2)),
+    Case("monai", "blocks.Warp", _warp),
+    Case("monai", "blocks.DVF2DDF", _block("DVF2DDF", (2, 2, 16, 16), num_steps=3)),
+]
+
+
+def _layer(cls: str, shape: tuple[int, ...] = (2, 1, 16, 16), **kwargs):
+    def factory(device):
+        import torch
+        from monai.networks import layers
+
+        return getattr(layers, cls)(**kwargs), (torch.rand(*shape, device=device),), {}
+
+    return Case("monai", f"layers.{cls}", factory)
+
+
+CASES += [
+    _layer("GaussianFilter", spatial_dims=2, sigma=1.0),
+    _layer("MedianFilter", radius=1, spatial_dims=2),
+    _layer("SavitzkyGolayFilter", window_length=5, order=2, axis=2),
+    _layer("HilbertTransform", axis=2),
 ]

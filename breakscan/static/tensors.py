@@ -52,6 +52,13 @@ TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
 # Methods that only torch tensors have (not NumPy arrays, nn.Modules or Python values) and that
 # return a tensor: called on a value of unknown type, the result is a tensor (`mask.long().sum()`).
 TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous", "eq", "ne"}
+# Tensor methods whose result keeps the receiver's dtype: a boolean mask reshaped, repeated or
+# moved (`m.bool().unsqueeze(1).repeat(1, c, 1, 1)`) is still a mask. `view` keeps it unless given
+# a dtype (`m.view(torch.uint8)`); `to` and `type` may change it and are left out.
+DTYPE_KEEPING_METHODS = {"unsqueeze", "squeeze", "repeat", "expand", "expand_as", "view", "view_as", "reshape",
+                         "reshape_as", "flatten", "unflatten", "permute", "transpose", "t", "movedim", "contiguous",
+                         "clone", "detach", "flip", "fliplr", "flipud", "roll", "narrow", "select", "tile",
+                         "repeat_interleave", "rot90", "diagonal", "triu", "tril"}
 
 # torch functions that return something other than a tensor.
 TORCH_NON_TENSOR = {
@@ -428,6 +435,9 @@ class TypeEnv:
                     return T.TENSOR_SEQ
                 if meth in BOOL_METHODS:
                     return T.BOOL_TENSOR
+                if recv_kind is T.BOOL_TENSOR and meth in DTYPE_KEEPING_METHODS and not any(
+                        self.info.qualify(dotted_name(a.value) or "").startswith("torch.") for a in node.args):
+                    return T.BOOL_TENSOR  # no `torch.uint8` (a dtype) among the arguments
                 if meth in ("sort", "topk"):
                     return T.TENSOR_SEQ
                 if meth in _REDUCTION_OR_PAIR and node.args:
@@ -439,6 +449,8 @@ class TypeEnv:
                 return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:
                 return T.TENSOR
+            if recv_kind is T.UNKNOWN and meth == "bool" and not node.args:
+                return T.BOOL_TENSOR  # `.bool()` is a tensor method (NumPy arrays and Python values have none)
         name = dotted_name(func)
         if name is None:
             return T.UNKNOWN

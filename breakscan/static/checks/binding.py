@@ -99,6 +99,37 @@ def _ends_flow(suite: cst.BaseSuite | cst.Else | cst.If) -> bool:
     return isinstance(last, (cst.Return, cst.Raise, cst.Continue, cst.Break))
 
 
+# Types no tensor is an instance of (a 0-d tensor is not a `float`).
+NON_TENSOR_TYPES = {"int", "float", "bool", "complex", "str", "bytes", "list", "tuple", "dict", "set",
+                    "Number", "numbers.Number"}
+
+
+def tensor_test(test: cst.BaseExpression) -> tuple[str, bool] | None:
+    """`(name, True)` when `test` is true only for a tensor `name` (`isinstance(name, torch.Tensor)`,
+    also with a tuple of types holding `Tensor`, or `torch.is_tensor(name)`); `(name, False)` for
+    its negation (`not isinstance(...)`) and `isinstance(name, (int, float))` (true only for a
+    value that is not a tensor); else None. Every tensor is an instance of `Tensor`, so where such
+    a test is False the name is not a tensor (kornia's `temperature: Tensor | float`)."""
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = tensor_test(test.expression)
+        return None if inner is None else (inner[0], not inner[1])
+    if not isinstance(test, cst.Call) or any(a.keyword is not None or a.star for a in test.args):
+        return None
+    func = dotted_name(test.func) or ""
+    args = [a.value for a in test.args]
+    if func.rsplit(".", 1)[-1] == "is_tensor" and len(args) == 1 and isinstance(args[0], cst.Name):
+        return args[0].value, True
+    if func != "isinstance" or len(args) != 2 or not isinstance(args[0], cst.Name):
+        return None
+    types = [e.value for e in args[1].elements] if isinstance(args[1], cst.Tuple) else [args[1]]
+    names = [dotted_name(t) or "" for t in types]
+    if any(name.rsplit(".", 1)[-1] == "Tensor" for name in names):
+        return args[0].value, True
+    if names and all(name in NON_TENSOR_TYPES for name in names):
+        return args[0].value, False  # `isinstance(sigma, (int, float))`: no tensor is one
+    return None
+
+
 class Binder:
     """Binds assignment targets to inferred kinds as a walk leaves each statement (`self.env`).
 
@@ -135,6 +166,8 @@ class Binder:
             env.join_path(other)
         elif last_ends:  # only the path walked first goes on past the `if`
             env.restore(other)
+        if node.orelse is None and body_ends:  # `if isinstance(x, Tensor): return ...`: past it, x is not one
+            self._not_a_tensor(node.test, truth=False)
 
     def _open_branch(self, node: cst.If) -> None:
         """Note the state before `node` (call from visit_If when both paths are walked), and bind
@@ -146,6 +179,7 @@ class Binder:
             for name in narrowed:
                 env.names[name] = T.TENSOR
             env.restore(env.names)  # clears the memo
+            self._not_a_tensor(node.test, truth=True)  # the body of `if not isinstance(x, Tensor):`
 
     @staticmethod
     def _unnarrow(branch: _Branch, names: dict[str, T]) -> None:
@@ -157,6 +191,15 @@ class Binder:
             else:
                 names.pop(name, None)
 
+    def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
+        """On a path where `test` has the value `truth`, a name the test shows is not a tensor,
+        taken for one so far, is bound UNKNOWN (a float, a list, a NumPy array...)."""
+        narrowed = tensor_test(test)
+        if self.env is not None and narrowed is not None and narrowed[1] is not truth:
+            name = cst.Name(narrowed[0])
+            if self.env.kind(name) in TENSORISH:  # a tuple of tensors stays one
+                self.env.bind(name, T.UNKNOWN)
+
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
         this path from the state before the `if`."""
@@ -166,6 +209,7 @@ class Binder:
             branch.body = branch.env.bound()
             self._unnarrow(branch, branch.body)
             branch.env.restore(branch.before)
+            self._not_a_tensor(branch.node.test, truth=False)  # the `else` of `if isinstance(x, Tensor):`
 
     def leave_Assign(self, original_node: cst.Assign) -> None:
         if self.env is not None:

@@ -85,9 +85,19 @@ class ControlFlowChecks(CheckBase):
         if self.region is not None and isinstance(node.operator, cst.Not):
             self._check_test(node.expression)
 
-    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
         if self.region is not None and id(node) not in self._test_nodes:
             self._check_test(node.left)  # the left operand's truth decides short-circuiting
+        if self.region is not None and self._short_circuited(node):
+            walk(node.left, self)
+            return False
+        return True
+
+    def _short_circuited(self, node: cst.BooleanOperation) -> bool:
+        """Whether Dynamo never evaluates `node.right`: `is_compiling() or <right>`,
+        `torch.jit.is_scripting() and <right>` (the left side's value under Dynamo is known)."""
+        known = compiling_guard(self.info, node.left, self.index.compiling_helpers)
+        return known is not None and known is isinstance(node.operator, cst.Or)
 
     def _check_test(self, test: cst.BaseExpression, guard: cst.BaseExpression | None = None) -> None:
         """Check an `if`/`while` test. `guard`: the test an operand runs behind (`a and <operand>`);
@@ -98,6 +108,8 @@ class ControlFlowChecks(CheckBase):
         if isinstance(test, cst.BooleanOperation):
             self._test_nodes.add(id(test))
             self._check_test(test.left, guard)
+            if self._short_circuited(test):
+                return
             if _is_metadata_condition(test.left):  # the right side runs only for some configs
                 self._conditional.add(id(test.right))
             else:

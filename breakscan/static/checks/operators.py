@@ -1,5 +1,6 @@
-"""Checks on operators: comparisons (lists holding a tensor, `data_ptr()`), indexing by a boolean
-mask, slicing with a tensor bound, `%` formatting of a tensor, and scalar parameters of a compiled root meeting tensors."""
+"""Checks on operators: comparisons (lists holding a tensor, `data_ptr()`, `in` a torch function's
+`__kwdefaults__`), indexing by a boolean mask, slicing with a tensor bound, `%` formatting of a
+tensor, and scalar parameters of a compiled root meeting tensors."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
+
+
+# Attributes of a torch function that Dynamo hands back as opaque values (no `in` test on them).
+INTROSPECTED_ATTRS = {"__kwdefaults__", "__doc__"}
 
 
 class OperatorChecks(CheckBase):
@@ -24,10 +29,24 @@ class OperatorChecks(CheckBase):
         if self.region is not None:
             self._data_ptr_operands([node.left, *(c.comparator for c in node.comparisons)])
             self._sequence_compare(node)
+            self._torch_function_introspection(node)
         if self.region is not None and self._scalar_params and self._scalar_params[-1]:
             operands = [node.left] + [c.comparator for c in node.comparisons]
             if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
                 self._emit_check("scalar-argument", node)
+
+    def _torch_function_introspection(self, node: cst.Comparison) -> None:
+        """`"indexing" in torch.meshgrid.__kwdefaults__` (BRK241): Dynamo's torch-function variable
+        gives these attributes as opaque values without `sq_contains` (GB4411, checked on 2.13)."""
+        for comparison in node.comparisons:
+            target = comparison.comparator
+            if (isinstance(comparison.operator, (cst.In, cst.NotIn)) and isinstance(target, cst.Attribute)
+                    and target.attr.value in INTROSPECTED_ATTRS):
+                name = dotted_name(target.value)
+                if (name is not None and not self._is_shadowed(name) and name.rsplit(".", 1)[-1][:1].islower()
+                        and self.info.qualify(name).startswith("torch.")):
+                    self._emit_check("torch-function-introspection", node)
+                    return
 
     def _sequence_compare(self, node: cst.Comparison) -> None:
         """`list(x.size()) == [b, n, d]` with `n` a tensor (BRK109).
@@ -129,7 +148,7 @@ class OperatorChecks(CheckBase):
 
 # Which checks each visit_ method runs (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use"),
+    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection"),
     "visit_Subscript": ("mask-index", "tensor-slice-bound"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }

@@ -211,9 +211,10 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         return next((op for op in reversed(self._under) if op), "")
 
     # code behind a test in one expression -----------------------------------------------------
-    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
-        super().visit_BooleanOperation(node)
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
+        walk_right = super().visit_BooleanOperation(node)  # False: the right side never runs under Dynamo
         self._guard(node.right, node.left)
+        return walk_right
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         super().visit_IfExp(node)
