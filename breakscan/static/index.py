@@ -496,7 +496,8 @@ class _Indexer:
             cls.methods[node.name] = fn
             if node.name == "__init__":
                 self.self_attrs(cls, node)
-            self.callable_binds(cls, node)
+            if _stores_self(fn):  # most methods (`forward`) store no attribute: not walked again
+                self.callable_binds(cls, node)
         else:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
@@ -515,7 +516,8 @@ class _Indexer:
                 cls.bases.append(self.info.qualify(name))
         self.info.classes[node.name] = cls
         self.statements(node.body, cls)
-        cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node)
+        storing = {name for name, fn in cls.methods.items() if _stores_self(fn)}
+        cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node, storing)
         for dec in node.decorator_list:  # @torch.compiler.disable on a class skips calls of its instances
             if trace_marker(self.info, dec) == "disable":
                 self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
@@ -870,18 +872,24 @@ def _is_self_attr(node: ast.AST) -> bool:
     return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef) -> set[str]:
+def _stores_self(fn: FunctionInfo) -> bool:
+    """Whether a method stores an attribute of `self` (`self.x = ...`; _collect_calls's attr_stores)."""
+    return any(store.startswith("self.") for store in fn.attr_stores)
+
+
+def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef, storing: set[str]) -> set[str]:
     """`self.x` attributes that every method of the class assigns only tensors (or None): a
     scheduler's `self.sigmas = torch.cat([...])` in `set_timesteps`, `self.sigmas = sigmas.to("cpu")`
     of a local tensor in `__init__`. Locals are followed in source order (`a = np.linspace(...)`
     then `a = torch.from_numpy(a)`: a tensor from there on; a loop or `with` target is not one). An
     attribute assigned anything else anywhere (a list, a call of unknown result) is left out
-    (precision first)."""
+    (precision first). Only the methods named in `storing` (those that store a `self` attribute)
+    are read."""
     verdict: dict[str, bool] = {}
     assigned: set[str] = set()  # attributes assigned something other than None
     unknown = ast.Constant(0)  # what a loop or `with` target holds: not known to be a tensor
     for method in node.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or method.name not in storing:
             continue
         stores: list[tuple[int, int, ast.expr, ast.AST]] = []
         for sub in _own_nodes(method):
