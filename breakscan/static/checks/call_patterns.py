@@ -28,6 +28,15 @@ SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "t
 # Module backward hooks: a submodule with one is refused unless compiled autograd is on (GB0083).
 BACKWARD_HOOKS = {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
 GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
+# `numpy.random` draws Dynamo runs through torch._numpy: a scalar draw (no size) is read back as a
+# number, a data-dependent operator (GB0033); a sized one is traced. Value: the position of the
+# size argument (None: every positional is a dimension, `rand(2, 3)`). `choice` breaks sized or
+# not, and `default_rng()` is never traced (GB0156). Measured on torch 2.13 (BRK206's limitations).
+NUMPY_RANDOM_SIZE_AT: dict[str, int | None] = {
+    "numpy.random.rand": None, "numpy.random.randn": None, "numpy.random.random": 0,
+    "numpy.random.random_sample": 0, "numpy.random.normal": 2, "numpy.random.uniform": 2,
+    "numpy.random.randint": 2}
+NUMPY_RANDOM_ALWAYS = {"numpy.random.choice", "numpy.random.default_rng"}
 # How code names an optimizer: `optimizer`, `opt`, `optim`, `g_opt`, `optimizer_d`, `optimizerG`, `opt1`
 # (`options`, `optimum`, `model` do not match). An optimizer's disabled methods (`zero_grad`...) are
 # matched on such a receiver, or on `self.<attr>` that `__init__` built with `torch.optim.*(...)`.
@@ -84,6 +93,8 @@ class CallPatternChecks(CheckBase):
             self._emit_check("generator-in-region", node)  # GB0363: an opaque object made mid-graph
         elif qual in ONE_HOT:
             self._one_hot(node)
+        elif qual in NUMPY_RANDOM_SIZE_AT or qual in NUMPY_RANDOM_ALWAYS:
+            self._numpy_random(node, qual)
         elif qual in NESTED_FACTORIES:
             self._nested(node)
         elif qual in CHECK_FUNCTIONS:
@@ -220,6 +231,21 @@ class CallPatternChecks(CheckBase):
         if value is None or _is_minus_one(value):
             self._emit_check("one-hot-data-dependent", node)
 
+    def _numpy_random(self, node: cst.Call, qual: str) -> None:
+        """A `numpy.random` draw without a size (GB0033), any `choice` (GB0033) or `default_rng()`
+        (GB0156). `size=None` written out is a scalar draw; `*args`/`**kwargs` may carry a size
+        and are not flagged."""
+        if qual not in NUMPY_RANDOM_ALWAYS:
+            if any(a.star for a in node.args):
+                return
+            size = _keyword(node, "size")
+            if size is not None and not (isinstance(size.value, cst.Name) and size.value.value == "None"):
+                return
+            at, args = NUMPY_RANDOM_SIZE_AT[qual], _positional(node)
+            if len(args) > (0 if at is None else at):
+                return
+        self._emit_check("numpy-random-scalar", node)
+
     def _nested(self, node: cst.Call) -> None:
         """`torch.nested.nested_tensor` / `as_nested_tensor` with the default (strided) layout:
         no fake-tensor kernel (GB0090) or refused outright with `layout=torch.strided` (GB0233);
@@ -276,6 +302,6 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "check-message-tensor",
                    "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
-                   "optimizer-step-break"),
+                   "optimizer-step-break", "numpy-random-scalar"),
     "visit_ClassDef": ("class-in-region",),
 }
