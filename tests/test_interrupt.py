@@ -299,7 +299,7 @@ def test_a_ctrl_c_landing_in_code_run_by_exec_still_exits_130(tmp_path: Path) ->
     """CPython 3.11 ends a process by SIGINT (status -2, not 130) once a KeyboardInterrupt went
     through code run by `exec`, even when the program handled it: that is where a Ctrl-C lands
     when a dataclass is being created during an import (libcst's node classes, imported by the
-    CLI between the static pass's two phases: 1 Ctrl-C in 4 there, measured)."""
+    CLI between the static pass's two phases: 4 of 30 Ctrl-Cs aimed there, measured)."""
     script = textwrap.dedent("""\
         import typer
         from breakscan import cli
