@@ -100,11 +100,14 @@ class ArgKinds(Binder):
     """
 
     def __init__(self, env: TypeEnv, wanted: set[int],
-                 out: dict[int, list[tuple[str | None, T]] | None]) -> None:
+                 out: dict[int, list[tuple[str | None, T]] | None],
+                 alias: Callable[[cst.Param], cst.BaseExpression | None] | None = None) -> None:
         self.env = env
         self.wanted = wanted
         self.out = out
         self._envs: list[TypeEnv | None] = []
+        if alias is not None:  # resolves `OptTensor` annotations (Binder._declared_tensor)
+            self._alias_annotation = alias
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._envs.append(self.env)
@@ -703,12 +706,13 @@ class CallSiteInference(CheckBase):
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
         env = self._class_env(cls)
         env.names.update(self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root))
+        env.function = node
         if wanted is None:
             wanted = self._call_sites().by_caller.get(key, set())
         self._dispatch.append(cls)
         self._walking.add(key)
         try:
-            walk(node.body, ArgKinds(env, wanted, self._arg_kinds))
+            walk(node.body, ArgKinds(env, wanted, self._arg_kinds, self._alias_annotation))
         finally:
             self._dispatch.pop()
             self._walking.discard(key)
