@@ -26,7 +26,9 @@ class RuleIndex:
     """The catalog's `[match]` tables, indexed for the visitor."""
 
     def __init__(self, rules: list[Rule]) -> None:
-        self.calls: list[tuple[str, Rule]] = []
+        self.calls: list[tuple[str, Rule]] = []  # every `calls` pattern, in catalog order
+        self._exact_calls: dict[str, list[tuple[int, Rule]]] = {}  # plain names, by name
+        self._glob_calls: list[tuple[int, str, Rule]] = []  # `time.*`, `*.elapsed_time`: fnmatch
         self.tensor_methods: dict[str, list[Rule]] = {}
         self.logger_methods: dict[str, list[Rule]] = {}
         self.checks: dict[str, list[Rule]] = {}
@@ -35,7 +37,12 @@ class RuleIndex:
         for rule in rules:
             match = rule.match
             for pattern in match.get("calls", ()):
+                order = len(self.calls)
                 self.calls.append((pattern, rule))
+                if any(c in pattern for c in "*?["):
+                    self._glob_calls.append((order, pattern, rule))
+                else:
+                    self._exact_calls.setdefault(pattern, []).append((order, rule))
             for meth in match.get("tensor_methods", ()):
                 self.tensor_methods.setdefault(meth, []).append(rule)
             for meth in match.get("logger_methods", ()):
@@ -46,8 +53,9 @@ class RuleIndex:
     def rules_for_call(self, qualname: str) -> list[Rule]:
         """Rules whose `calls` patterns match a qualified callee name (memoized per name)."""
         found = self._call_memo.get(qualname)
-        if found is None:
-            found = self._call_memo[qualname] = [
-                rule for pattern, rule in self.calls
-                if qualname == pattern or fnmatch.fnmatchcase(qualname, pattern)]
+        if found is None:  # a dict lookup for plain names, fnmatch only for the few globs
+            hits = [*self._exact_calls.get(qualname, ()),
+                    *((order, rule) for order, pattern, rule in self._glob_calls
+                      if fnmatch.fnmatchcase(qualname, pattern))]
+            found = self._call_memo[qualname] = [rule for _, rule in sorted(hits, key=lambda hit: hit[0])]
         return found
