@@ -209,6 +209,9 @@ class TypeEnv:
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
         self.function: cst.FunctionDef | None = None  # the def of this scope: its names shadow globals
+        # Its parameters annotated as a tensor: as for mypy, their type in the whole body
+        # (Binder.leave_Assign keeps them tensors; call_sites._declared_tensors).
+        self.declared: frozenset[str] = frozenset()
         self._locals: set[str] | None = None
         self._cache: dict[int, T] = {}
 

@@ -218,27 +218,12 @@ class Binder:
                         if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
                         else None)
             for target in original_node.targets:
-                if kind is T.UNKNOWN and isinstance(target.target, cst.Name):
-                    self.env.bind(target.target, self._declared_tensor(target.target.value) or kind)
+                name = target.target
+                if kind is T.UNKNOWN and isinstance(name, cst.Name) and name.value in self.env.declared:
+                    # `edge_type: OptTensor` rebound to `adj.storage.value()` (unknown) stays a tensor
+                    self.env.bind(name, T.TENSOR)
                 else:
-                    self.env.bind(target.target, kind, elements)
-
-    def _declared_tensor(self, name: str) -> T | None:
-        """T.TENSOR when `name` is a parameter of the function being walked annotated as a tensor
-        (`edge_type: OptTensor`, aliases resolved): as for mypy, the annotation is its type in the
-        whole body, so a value of unknown kind assigned to it (`edge_type = adj.storage.value()`
-        on a path Dynamo may not even take) leaves it a tensor. None otherwise."""
-        fn = self.env.function if self.env is not None else None
-        if fn is None:
-            return None
-        cache = self.__dict__.setdefault("_declared", {})
-        declared = cache.get(id(fn))
-        if declared is None or declared[0] is not fn:
-            alias = getattr(self, "_alias_annotation", lambda param: None)
-            names = {p.name.value for p in all_params(fn) if p.annotation is not None
-                     and annotation_kind(alias(p) or p.annotation.annotation) is T.TENSOR}
-            declared = cache[id(fn)] = (fn, names)
-        return T.TENSOR if name in declared[1] else None
+                    self.env.bind(name, kind, elements)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if self.env is not None:

@@ -100,14 +100,11 @@ class ArgKinds(Binder):
     """
 
     def __init__(self, env: TypeEnv, wanted: set[int],
-                 out: dict[int, list[tuple[str | None, T]] | None],
-                 alias: Callable[[cst.Param], cst.BaseExpression | None] | None = None) -> None:
+                 out: dict[int, list[tuple[str | None, T]] | None]) -> None:
         self.env = env
         self.wanted = wanted
         self.out = out
         self._envs: list[TypeEnv | None] = []
-        if alias is not None:  # resolves `OptTensor` annotations (Binder._declared_tensor)
-            self._alias_annotation = alias
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self._envs.append(self.env)
@@ -132,6 +129,15 @@ class ArgKinds(Binder):
                 (a.keyword.value if a.keyword is not None else None, self.env.kind(a.value))
                 for a in node.args]
             self.out[id(node)] = record
+
+
+def _declared_tensors(node: cst.FunctionDef, kinds: dict[str, T]) -> frozenset[str]:
+    """The parameters of `node` annotated as a tensor (`edge_type: OptTensor`; `kinds` from
+    `_param_kinds`, project aliases resolved): as for mypy, the annotation is their type in the
+    whole body, so a value of unknown kind assigned to one (on a path Dynamo may not even take)
+    leaves it a tensor (Binder.leave_Assign)."""
+    return frozenset(p.name.value for p in all_params(node)
+                     if p.annotation is not None and kinds.get(p.name.value) is T.TENSOR)
 
 
 def _submodule_receiver(receiver: cst.BaseExpression, loops: dict[str, str]) -> str | None:
@@ -442,8 +448,9 @@ class CallSiteInference(CheckBase):
         assert self.env is not None
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
         qualname = region.function.qualname if region is not None else None  # nested defs: no call sites
-        self.env.names.update(self._param_kinds(
-            node, qualname, region is not None and region.cls is not None, is_root))
+        kinds = self._param_kinds(node, qualname, region is not None and region.cls is not None, is_root)
+        self.env.names.update(kinds)
+        self.env.declared = _declared_tensors(node, kinds)
 
     def _param_kinds(self, node: cst.FunctionDef, qualname: str | None, has_self: bool,
                      is_root: bool) -> dict[str, T]:
@@ -705,14 +712,16 @@ class CallSiteInference(CheckBase):
         region = self.regions.get(id(node))
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
         env = self._class_env(cls)
-        env.names.update(self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root))
+        kinds = self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root)
+        env.names.update(kinds)
         env.function = node
+        env.declared = _declared_tensors(node, kinds)
         if wanted is None:
             wanted = self._call_sites().by_caller.get(key, set())
         self._dispatch.append(cls)
         self._walking.add(key)
         try:
-            walk(node.body, ArgKinds(env, wanted, self._arg_kinds, self._alias_annotation))
+            walk(node.body, ArgKinds(env, wanted, self._arg_kinds))
         finally:
             self._dispatch.pop()
             self._walking.discard(key)
