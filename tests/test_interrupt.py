@@ -271,16 +271,12 @@ def test_a_second_ctrl_c_kills_a_program_that_ignores_the_first(tmp_path: Path) 
     assert gone(child) == []
 
 
-def _many_modules(root: Path, count: int = 240, branches: int = 150) -> None:
-    body = "\n".join(f"        x = torch.relu(x) * {i}\n        if x.sum() > {i}:\n            x = x - 1"
-                     for i in range(branches))
-    for n in range(count):
-        (root / f"m{n}.py").write_text(
-            f"import torch\n\n\nclass M{n}(torch.nn.Module):\n    def forward(self, x):\n{body}\n        return x\n")
-
-
 def test_ctrl_c_in_the_static_pass_stops_the_worker_pool_at_once(tmp_path: Path) -> None:
-    _many_modules(tmp_path)
+    body = "\n".join(f"        x = torch.relu(x) * {i}\n        if x.sum() > {i}:\n            x = x - 1"
+                     for i in range(150))
+    for n in range(240):
+        (tmp_path / f"m{n}.py").write_text(
+            f"import torch\n\n\nclass M{n}(torch.nn.Module):\n    def forward(self, x):\n{body}\n        return x\n")
     proc, out, err = start([".", "--no-dynamic", "--no-cache", "--jobs", "2"], tmp_path)
     end = time.monotonic() + 60
     while len(group_alive(proc.pid)) < 3:  # the CLI and its two workers: the pool is running
