@@ -1,7 +1,8 @@
 """A parameter annotated as a tensor keeps that type through the body, as mypy reads it: a value
 of unknown kind assigned to it on some path (`edge_type = edge_index.storage.value()` for a sparse
 adjacency, a path Dynamo does not take with a dense one) leaves it a tensor after the `if`. Checked
-through the CLI against Dynamo on a user's graph package (relative imports, an `OptTensor` alias). An unannotated parameter so reassigned is unknown after it."""
+through the CLI against Dynamo on a user's graph package (relative imports, an `OptTensor` alias),
+also where a tuple assignment rebinds it. An unannotated parameter so reassigned is unknown after it."""
 
 from __future__ import annotations
 
@@ -68,6 +69,28 @@ PACKAGE = {
             x, edge_index = torch.randn(6, 4), torch.randint(0, 6, (2, 12))
             yield RelationConv(), (x, edge_index, torch.randint(0, 2, (12,)))
         ''',
+    "relgraph/readout.py": '''
+        import torch
+
+        from .typing import OptTensor
+
+
+        def first_rows(rows, keep):
+            return rows[keep]
+
+
+        class Readout(torch.nn.Module):
+            def forward(self, x, batch: OptTensor = None):
+                if isinstance(x, (list, tuple)):  # a batch given as (x, info)
+                    x, batch = x[0], getattr(x[1], "batch", None)
+                if batch is not None:
+                    x = first_rows(torch.relu(x), batch == 0)
+                return x.sum(0)
+
+
+        def breakscan_examples():
+            yield Readout(), (torch.randn(5, 4), torch.tensor([0, 0, 1, 1, 1]))
+        ''',
 }
 
 
@@ -79,10 +102,17 @@ def test_a_declared_tensor_stays_one_after_an_assignment_of_unknown_kind(tmp_pat
     assert not {f for f in found if f[1] == "conv.py" and f[2] >= 27}, found  # scale: not annotated
 
 
+def test_a_declared_tensor_rebound_in_a_tuple_assignment_stays_one(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line)
+             for f in static_findings(tmp_path, PACKAGE) if f.rule_id.startswith("BRK1")}
+    assert ("BRK106", "readout.py", 8) in found, found  # batch == 0 after `x, batch = ...`: a mask
+
+
 @requires_torch
 def test_dynamo_confirms_the_breaks_on_the_declared_tensor(tmp_path):
     write_files(tmp_path, PACKAGE)
     found = break_statuses(cli_findings(tmp_path, "check", "relgraph", "--show-refuted", cache=tmp_path / "cache"))
     assert ("BRK101", "conv.py", 18, "confirmed") in found, found
     assert ("BRK106", "select.py", 6, "confirmed") in found, found
+    assert ("BRK106", "readout.py", 8, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "observed")}, found

@@ -218,12 +218,21 @@ class Binder:
                         if any(isinstance(t.target, (cst.Tuple, cst.List)) for t in original_node.targets)
                         else None)
             for target in original_node.targets:
-                name = target.target
-                if kind is T.UNKNOWN and isinstance(name, cst.Name) and name.value in self.env.declared:
-                    # `edge_type: OptTensor` rebound to `adj.storage.value()` (unknown) stays a tensor
-                    self.env.bind(name, T.TENSOR)
-                else:
-                    self.env.bind(name, kind, elements)
+                self.env.bind(target.target, kind, elements)
+                self._keep_declared(target.target)
+
+    def _keep_declared(self, target: cst.BaseExpression) -> None:
+        """A parameter annotated as a tensor that `target` rebound to a value of unknown kind stays
+        a tensor, as mypy reads a declared type: `edge_type: OptTensor` rebound to
+        `adj.storage.value()`, or `x, labels = x[0], getattr(x, "labels", None)`."""
+        assert self.env is not None
+        if isinstance(target, cst.Name):
+            if target.value in self.env.declared and self.env.names.get(target.value) is T.UNKNOWN:
+                self.env.bind(target, T.TENSOR)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for el in target.elements:
+                if not isinstance(el, cst.StarredElement):
+                    self._keep_declared(el.value)
 
     def leave_AnnAssign(self, original_node: cst.AnnAssign) -> None:
         if self.env is not None:
