@@ -267,6 +267,8 @@ class ModuleInfo:
     marker_returns: dict[str, str] = field(default_factory=dict)
     dynamo: Any = None  # dynamo_settings.FileSettings: what the file does to Dynamo's settings
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
+    # module_globals: `model = Net()` (bound once) -> the called class, qualified; a module when it is one
+    global_instances: dict[str, str] = field(default_factory=dict)
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
     # `OptTensor = Optional[Tensor]`: module-level type aliases -> their source ("" when bound twice differently)
     type_aliases: dict[str, str] = field(default_factory=dict)
@@ -1245,6 +1247,22 @@ class ProjectIndex:
         for base in hit[1].bases:
             found |= self.inherited(base, attr_set, _depth + 1)
         return found
+
+    def is_module_class(self, qualname: str) -> bool:
+        """Whether `qualname` (qualified) names an `nn.Module` class: a `torch.nn.` class
+        (`torch.nn.Linear`) or a project class with such a base up its project MRO. Reads only
+        class names and bases, which the cache's types summary holds."""
+        stack, seen = [qualname], set()
+        while stack:
+            name = stack.pop()
+            if name.startswith("torch.nn.") and name.rsplit(".", 1)[-1][:1].isupper():
+                return True
+            hit = self.lookup_class(name)
+            if hit is None or name in seen or len(seen) > 40:
+                continue
+            seen.add(name)
+            stack.extend(hit[1].bases)
+        return False
 
     def callable_attr(self, cls_qualname: str, attr: str, _depth: int = 0) -> list[str]:
         """What `self.<attr>` is bound to (ClassInfo.callable_attrs) in the class or its project bases."""

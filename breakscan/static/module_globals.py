@@ -13,6 +13,10 @@ backend "eager"). The index records, per module, the globals whose value kind is
   `module.NAME = ...` from a module that imports it;
 - a list or dict never changed in place (`TABLE.append(...)`, `LOOKUP[k] = ...`) anywhere in its module.
 
+A global bound once (same conditions) to an instance of an `nn.Module` class (`model = Net()`,
+`torch.nn.Linear(4, 2).eval()`) is a module where its own module reads it: calling it runs the
+class's `forward`, which Dynamo inlines into the region, and gives a tensor as for `self.sub(x)`.
+
 Anything else stays unknown (precision first: unknown is not flagged).
 """
 
@@ -36,11 +40,14 @@ _IN_PLACE_CONTAINER = {"append", "extend", "insert", "remove", "pop", "clear", "
 
 
 def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> None:
-    """Fill `info.global_kinds` (name -> a tensors.T value) and `info.foreign_stores` (qualified
+    """Fill `info.global_kinds` (name -> a tensors.T value), `info.global_instances` (name -> the
+    qualified class a single binding builds, `model = Net()`) and `info.foreign_stores` (qualified
     `module.NAME` that this module re-binds by attribute); `declared_global`: the names some
     function of the module declares `global`. Call after the functions are indexed (their
     `attr_stores` and `calls` are read). Cost: the module-level statements, plus one walk of the
     tree only when a global list or dict of tensors exists (to see it changed in place)."""
+    from breakscan.static.index import _instance_class
+
     counts: Counter[str] = Counter()
     single: dict[str, ast.expr] = {}
     module_stores: list[str] = []
@@ -52,6 +59,8 @@ def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> No
         kind = _value_kind(info, value, kinds)
         if kind is not None:
             kinds[name] = kind
+        elif isinstance(value, ast.Call) and (cls := _instance_class(info, value)):
+            info.global_instances[name] = cls  # `model = Net().to(device)`: a module if Net is one
     # A list/dict of Python values says little; dropping it spares the walk for in-place changes.
     containers = {n for n in kinds if isinstance(single[n], (ast.List, ast.Dict, ast.Set))}
     for name in [n for n in containers if kinds[n] == "scalar"]:
@@ -200,6 +209,8 @@ def global_kind(index: ProjectIndex, qualname: str, home: str, _depth: int = 0) 
     kind = info.global_kinds.get(name)
     if kind is not None:
         return T(kind) if module == home or kind in SHARED_KINDS else None
+    if module == home and name in info.global_instances and index.is_module_class(info.global_instances[name]):
+        return T.MODULE  # `model = Net()` read in its own module: calling it runs Net.forward
     target = info.imports.get(name)
     return global_kind(index, target, home, _depth + 1) if target and target != qualname else None
 

@@ -314,6 +314,9 @@ class CallSiteInference(CheckBase):
         (`_returns_in_context`): Dynamo inlines each call with its own arguments, so
         `masked_mean(x * m, m)` returns a tensor even though `masked_mean` is unannotated.
         """
+        name = dotted_name(call.func)
+        if name is not None and self.index.is_module_class(self.info.qualify(name)):
+            return T.MODULE, None  # `net = Net()` in the region: calling `net` runs Net.forward
         callee = self._callee(call)
         plain = self._plain_returns(call, callee)
         if env is None or plain[0] is not T.UNKNOWN or plain[1] is not None:
