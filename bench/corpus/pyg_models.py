@@ -103,6 +103,130 @@ class _FullGraph(__import__("torch").nn.Module):
         return edge_index, weight
 
 
+def _norm(cls: str, *args, **kwargs):
+    """A normalization layer called as `norm(x, batch)` on two graphs of 6 nodes."""
+    def factory(device):
+        from torch_geometric import nn
+
+        return getattr(nn, cls)(*args, **kwargs), (__import__("torch").randn(NODES, FEATURES, device=device),), {
+            "batch": _batch(device)}
+
+    return factory
+
+
+def _aggr(cls: str, *args, **kwargs):
+    """An aggregation module called as `aggr(x, index)`: 12 nodes into two groups (sorted index)."""
+    def factory(device):
+        from torch_geometric.nn import aggr
+
+        return getattr(aggr, cls)(*args, **kwargs), (__import__("torch").randn(NODES, FEATURES, device=device),
+                                                     _batch(device)), {}
+
+    return factory
+
+
+def _signed(device):
+    import torch
+    from torch_geometric.nn import SignedConv
+
+    (x, edge_index), _ = _graph(device)
+    return SignedConv(FEATURES, 8, first_aggr=True), (x, edge_index[:, :20], edge_index[:, 20:]), {}
+
+
+def _wl(device):
+    import torch
+    from torch_geometric.nn import WLConv
+
+    return WLConv(), (torch.randint(0, 3, (NODES,), device=device), _graph(device)[0][1]), {}
+
+
+def _fast_rgcn(device):
+    import torch
+    from torch_geometric.nn import FastRGCNConv
+
+    (x, edge_index), _ = _graph(device)
+    return FastRGCNConv(FEATURES, 16, num_relations=3), (x, edge_index, torch.randint(0, 3, (EDGES,), device=device)), {}
+
+
+def _dna(device):
+    import torch
+    from torch_geometric.nn import DNAConv
+
+    (x, edge_index), _ = _graph(device)
+    return DNAConv(FEATURES, heads=2, groups=2), (x.unsqueeze(1).repeat(1, 3, 1), edge_index), {}
+
+
+def _gps(device):
+    import torch
+    from torch_geometric.nn import GINConv, GPSConv
+
+    mlp = torch.nn.Sequential(torch.nn.Linear(FEATURES, FEATURES), torch.nn.ReLU())
+    (x, edge_index), _ = _graph(device)
+    return GPSConv(FEATURES, GINConv(mlp), heads=2), (x, edge_index), {"batch": _batch(device)}
+
+
+def _degree_scaler(device):
+    import torch
+    from torch_geometric.nn.aggr import DegreeScalerAggregation
+
+    return DegreeScalerAggregation("mean", "amplification", deg=torch.tensor([0, 2, 4, 4])), (
+        torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+def _mlp_model(device):
+    from torch_geometric.nn.models import MLP
+
+    return MLP([FEATURES, 16, 4], norm="batch_norm", dropout=0.1), (
+        __import__("torch").randn(NODES, FEATURES, device=device),), {"batch": _batch(device)}
+
+
+def _label_propagation(device):
+    import torch
+    from torch_geometric.nn.models import LabelPropagation
+
+    (_, edge_index), _ = _graph(device)
+    y = torch.randint(0, 3, (NODES,), device=device)
+    mask = torch.arange(NODES, device=device) < 6
+    return LabelPropagation(num_layers=2, alpha=0.9), (y, edge_index, mask), {}
+
+
+def _linkx(device):
+    from torch_geometric.nn.models import LINKX
+
+    (x, edge_index), _ = _graph(device)
+    return LINKX(NODES, FEATURES, 16, 4, num_layers=2), (x, edge_index), {}
+
+
+def _rect(device):
+    from torch_geometric.nn.models import RECT_L
+
+    (x, edge_index), _ = _graph(device)
+    return RECT_L(FEATURES, 16), (x, edge_index), {}
+
+
+def _pmlp(device):
+    from torch_geometric.nn.models import PMLP
+
+    (x, edge_index), _ = _graph(device)
+    return PMLP(FEATURES, 16, 4, num_layers=2), (x, edge_index), {}
+
+
+def _dense_gcn(device):
+    import torch
+    from torch_geometric.nn import DenseGCNConv
+
+    adj = (torch.rand(2, 6, 6, device=device) > 0.5).float()
+    return DenseGCNConv(FEATURES, 16), (torch.randn(2, 6, FEATURES, device=device), adj), {}
+
+
+def _dmon(device):
+    import torch
+    from torch_geometric.nn import DMoNPooling
+
+    adj = (torch.rand(2, 6, 6, device=device) > 0.5).float()
+    return DMoNPooling([FEATURES, 8], 3), (torch.randn(2, 6, FEATURES, device=device), adj), {}
+
+
 CASES: list[Case] = [
     Case("torch_geometric", "GCNConv", _conv("GCNConv", FEATURES, 16)),
     Case("torch_geometric", "GATConv", _conv("GATConv", FEATURES, 8, heads=2)),
@@ -396,4 +520,42 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.get_laplacian", _laplacian_input),
     function_case("torch_geometric", "torch_geometric.utils.remove_self_loops", _edge_index_input),
     function_case("torch_geometric", "torch_geometric.nn.global_add_pool", _pool_inputs),
+    Case("torch_geometric", "GraphNorm", _norm("GraphNorm", FEATURES)),
+    Case("torch_geometric", "PairNorm", _norm("PairNorm")),
+    Case("torch_geometric", "DiffGroupNorm", lambda d: (__import__("torch_geometric").nn.DiffGroupNorm(FEATURES, 3),
+                                                        (__import__("torch").randn(NODES, FEATURES, device=d),), {})),
+    Case("torch_geometric", "InstanceNorm", _norm("InstanceNorm", FEATURES)),
+    Case("torch_geometric", "LayerNorm_graph", _norm("LayerNorm", FEATURES, mode="graph")),
+    Case("torch_geometric", "LayerNorm_node", _norm("LayerNorm", FEATURES, mode="node")),
+    Case("torch_geometric", "MeanSubtractionNorm", _norm("MeanSubtractionNorm")),
+    Case("torch_geometric", "GraphSizeNorm", _norm("GraphSizeNorm")),
+    Case("torch_geometric", "BatchNorm", _norm("BatchNorm", FEATURES)),
+    Case("torch_geometric", "MedianAggregation", _aggr("MedianAggregation")),
+    Case("torch_geometric", "QuantileAggregation", _aggr("QuantileAggregation", [0.25, 0.75])),
+    Case("torch_geometric", "SoftmaxAggregation", _aggr("SoftmaxAggregation", learn=True)),
+    Case("torch_geometric", "PowerMeanAggregation", _aggr("PowerMeanAggregation", learn=True)),
+    Case("torch_geometric", "StdAggregation", _aggr("StdAggregation")),
+    Case("torch_geometric", "MultiAggregation", _aggr("MultiAggregation", ["mean", "max", "std"])),
+    Case("torch_geometric", "LSTMAggregation", _aggr("LSTMAggregation", FEATURES, 16)),
+    Case("torch_geometric", "GRUAggregation", _aggr("GRUAggregation", FEATURES, 16)),
+    Case("torch_geometric", "SetTransformerAggregation", _aggr("SetTransformerAggregation", FEATURES, heads=2)),
+    Case("torch_geometric", "EquilibriumAggregation", _aggr("EquilibriumAggregation", FEATURES, 8, [8])),
+    Case("torch_geometric", "MLPAggregation", _aggr("MLPAggregation", FEATURES, 16, NODES, num_layers=1)),
+    Case("torch_geometric", "LCMAggregation", _aggr("LCMAggregation", FEATURES, 16)),
+    Case("torch_geometric", "VariancePreservingAggregation", _aggr("VariancePreservingAggregation")),
+    Case("torch_geometric", "DegreeScalerAggregation", _degree_scaler),
+    Case("torch_geometric", "AGNNConv", _conv("AGNNConv")),
+    Case("torch_geometric", "PANConv", _conv("PANConv", FEATURES, 16, filter_size=2)),
+    Case("torch_geometric", "SignedConv", _signed),
+    Case("torch_geometric", "WLConv", _wl),
+    Case("torch_geometric", "FastRGCNConv", _fast_rgcn),
+    Case("torch_geometric", "DNAConv", _dna),
+    Case("torch_geometric", "GPSConv", _gps),
+    Case("torch_geometric", "MLP", _mlp_model),
+    Case("torch_geometric", "LabelPropagation", _label_propagation),
+    Case("torch_geometric", "LINKX", _linkx),
+    Case("torch_geometric", "RECT_L", _rect),
+    Case("torch_geometric", "PMLP", _pmlp),
+    Case("torch_geometric", "DenseGCNConv", _dense_gcn),
+    Case("torch_geometric", "DMoNPooling", _dmon),
 ]
