@@ -55,6 +55,8 @@ TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguou
 # Tensor methods whose result keeps the receiver's dtype: a boolean mask reshaped, repeated or
 # moved (`m.bool().unsqueeze(1).repeat(1, c, 1, 1)`) is still a mask. `view` keeps it unless given
 # a dtype (`m.view(torch.uint8)`); `to` and `type` may change it and are left out.
+# Tensor methods whose result takes the dtype they are given (`dtype=torch.bool`, `.to(torch.bool)`).
+DTYPE_SETTING_METHODS = {"to", "type", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"}
 DTYPE_KEEPING_METHODS = {"unsqueeze", "squeeze", "repeat", "expand", "expand_as", "view", "view_as", "reshape",
                          "reshape_as", "flatten", "unflatten", "permute", "transpose", "t", "movedim", "contiguous",
                          "clone", "detach", "flip", "fliplr", "flipud", "roll", "narrow", "select", "tile",
@@ -438,6 +440,8 @@ class TypeEnv:
                     return T.TENSOR_SEQ
                 if meth in BOOL_METHODS:
                     return T.BOOL_TENSOR
+                if meth in DTYPE_SETTING_METHODS and self._bool_dtype(node, positional=meth in ("to", "type")):
+                    return T.BOOL_TENSOR  # x.new_zeros(n, dtype=torch.bool), x.to(torch.bool)
                 if recv_kind is T.BOOL_TENSOR and meth in DTYPE_KEEPING_METHODS and not any(
                         self.info.qualify(dotted_name(a.value) or "").startswith("torch.") for a in node.args):
                     return T.BOOL_TENSOR  # no `torch.uint8` (a dtype) among the arguments
@@ -485,11 +489,23 @@ class TypeEnv:
             if qual == "torch.where" and node.args:
                 return T.TENSOR if len(node.args) == 3 else T.TENSOR_SEQ if len(node.args) == 1 else T.UNKNOWN
             kind = self._torch_call(qual)
+            if kind in TENSORISH and self._bool_dtype(node, positional=False):
+                return T.BOOL_TENSOR  # torch.zeros(n, dtype=torch.bool), torch.ones_like(x, dtype=torch.bool)
             if kind in TENSORISH and qual not in TORCH_FACTORIES and node.args and not any(
                     self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
                 return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
             return kind
         return T.UNKNOWN
+
+    def _bool_dtype(self, node: cst.Call, positional: bool) -> bool:
+        """Whether `node` passes `torch.bool` as its `dtype=` (or, with `positional`, as a
+        positional argument: `x.to(torch.bool)`): the tensor it makes holds booleans."""
+        for arg in node.args:
+            if (arg.keyword is not None and arg.keyword.value == "dtype") or (positional and arg.keyword is None):
+                name = dotted_name(arg.value)
+                if name is not None and self.info.qualify(name) == "torch.bool":
+                    return True
+        return False
 
     def _reduction_or_pair(self, rest: Sequence[cst.Arg]) -> T:
         """`torch.max(x, *rest)` / `x.max(*rest)` (and min, median, nanmedian): a tensor when reduced

@@ -131,6 +131,28 @@ class ArgKinds(Binder):
             self.out[id(node)] = record
 
 
+def _has_plain_tensor(returns: tuple[T, list[T] | None]) -> bool:
+    """Whether a return's kinds (kind, tuple element kinds) hold a tensor of unknown dtype."""
+    return returns[0] is T.TENSOR or T.TENSOR in (returns[1] or ())
+
+
+def _refined(annotated: tuple[T, list[T] | None], read: tuple[T, list[T] | None] | None) -> tuple[T, list[T] | None]:
+    """The kinds a return annotation gives (`-> Tuple[Tensor, Tensor]`), with a tensor the body
+    shows holds booleans (`read`, the body's own kinds) taken as a boolean tensor; nothing else
+    of the body's reading is taken (the annotation is what mypy would check)."""
+    if read is None:
+        return annotated
+
+    def one(declared: T, found: T) -> T:
+        return T.BOOL_TENSOR if declared is T.TENSOR and found is T.BOOL_TENSOR else declared
+
+    kind = one(annotated[0], read[0])
+    elements = annotated[1]
+    if elements is not None and read[1] is not None and len(elements) == len(read[1]):
+        elements = [one(d, f) for d, f in zip(elements, read[1])]
+    return kind, elements
+
+
 def _declared_tensors(node: cst.FunctionDef, kinds: dict[str, T]) -> frozenset[str]:
     """The parameters of `node` annotated as a tensor (`edge_type: OptTensor`; `kinds` from
     `_param_kinds`, project aliases resolved): as for mypy, the annotation is their type in the
@@ -319,24 +341,37 @@ class CallSiteInference(CheckBase):
             return T.MODULE, None  # `net = Net()` in the region: calling `net` runs Net.forward
         callee = self._callee(call)
         plain = self._plain_returns(call, callee)
-        if env is None or plain[0] is not T.UNKNOWN or plain[1] is not None:
+        if env is None:
+            return plain
+        known = plain[0] is not T.UNKNOWN or plain[1] is not None
+        if known and not (callee is None and _has_plain_tensor(plain)):
             return plain
         args = _argument_kinds(call, env)
         if args is None:
             return plain
         if callee is not None:
             return self._returns_in_context(callee[0], callee[1], call, args) or plain
+        if known:  # `-> Tuple[Tensor, Tensor]` of another file: its body may say which is a mask
+            return _refined(plain, self._read_other_file(call, args, annotated=True))
+        return self._read_other_file(call, args) or plain
+
+    def _read_other_file(self, call: cst.Call, args: list[tuple[str | None, T]],
+                         annotated: bool = False) -> tuple[T, list[T] | None] | None:
+        """What the module-level function of another scanned file that `call` calls returns, its
+        body read with the call's argument kinds (`_returns_in_context` in that file's visitor);
+        None when unknown or too deep. `annotated`: the callee's return annotation is already
+        taken, so any decorator is accepted (the body only refines the annotation's kinds)."""
         peers = self.peer_files()
         target = self._project_function(call)
         if target is None or peers is None or peers.return_depth >= RETURN_READ_DEPTH:
-            return plain
+            return None
         other = peers.visitor(target[0])
         if other is None:
-            return plain
+            return None
         cls = other.info.classes.get(target[1].rpartition(".")[0]) if "." in target[1] else None
         peers.return_depth += 1
         try:
-            return other._returns_in_context(target[1], cls, call, args) or plain
+            return other._returns_in_context(target[1], cls, call, args, any_decorator=annotated)
         finally:
             peers.return_depth -= 1
 
@@ -368,20 +403,21 @@ class CallSiteInference(CheckBase):
         return kind, elements
 
     def _returns_in_context(self, qualname: str, cls: ClassInfo | None, call: cst.Call,
-                            args: list[tuple[str | None, T]]) -> tuple[T, list[T] | None] | None:
+                            args: list[tuple[str | None, T]],
+                            any_decorator: bool = False) -> tuple[T, list[T] | None] | None:
         """(kind, tuple element kinds) that function `qualname` of this module returns when called
         as `call` with argument kinds `args`: its unannotated parameters take the kinds passed
         (`_join_sites` over this one call); None when nothing is known (defined twice, decorated
-        other than `staticmethod`/`classmethod`, recursive, or still unknown). Memoized per
-        (function, argument kinds)."""
+        other than `staticmethod`/`classmethod` unless `any_decorator`, recursive, or still
+        unknown). Memoized per (function, argument kinds)."""
         node = self.functions.get((qualname, 0))
         if node is None or (qualname, 1) in self.functions:
             return None
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
-        if not decorators <= _TRANSPARENT_DECORATORS:
+        if not (any_decorator or decorators <= _TRANSPARENT_DECORATORS):
             return None
-        key = (qualname, tuple(args))
+        key = (qualname, tuple(args), any_decorator)
         if key in self._context_returns:
             return self._context_returns[key]
         self._context_returns[key] = None  # recursion: unknown
