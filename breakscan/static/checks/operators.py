@@ -1,5 +1,5 @@
 """Checks on operators: comparisons (lists holding a tensor, `data_ptr()`, `in` a torch function's
-`__kwdefaults__`), indexing by a boolean mask, slicing with a tensor bound, `%` formatting of a
+`__kwdefaults__`, `in` a tensor), indexing by a boolean mask, slicing with a tensor bound, `%` formatting of a
 tensor, and scalar parameters of a compiled root meeting tensors."""
 
 from __future__ import annotations
@@ -30,10 +30,28 @@ class OperatorChecks(CheckBase):
             self._data_ptr_operands([node.left, *(c.comparator for c in node.comparisons)])
             self._sequence_compare(node)
             self._torch_function_introspection(node)
+            self._tensor_membership(node)
         if self.region is not None and self._scalar_params and self._scalar_params[-1]:
             operands = [node.left] + [c.comparator for c in node.comparisons]
             if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
                 self._emit_check("scalar-argument", node)
+
+    def _tensor_membership(self, node: cst.Comparison) -> None:
+        """`0 in attention_mask` with a tensor on the right (BRK259): `Tensor.__contains__` reads
+        its answer with `.item()`, GB0124 (measured on 2.13 and 2.15). Not a container that is a
+        tensor only by the root parameters' convention, never used as one (`_only_guessed`), nor
+        one a string is looked up in (`"x" in tags`: no tensor holds strings)."""
+        if self.env is None:
+            return
+        left = node.left
+        for comparison in node.comparisons:
+            container = comparison.comparator
+            if (isinstance(comparison.operator, (cst.In, cst.NotIn)) and self.env.is_tensor(container)
+                    and not isinstance(left, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString))
+                    and not self._only_guessed(container)):
+                self._emit_check("tensor-membership", node)
+                return
+            left = container
 
     def _torch_function_introspection(self, node: cst.Comparison) -> None:
         """`"indexing" in torch.meshgrid.__kwdefaults__` (BRK241): Dynamo's torch-function variable
@@ -148,7 +166,8 @@ class OperatorChecks(CheckBase):
 
 # Which checks each visit_ method runs (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection"),
+    "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection",
+                         "tensor-membership"),
     "visit_Subscript": ("mask-index", "tensor-slice-bound"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }
