@@ -7,8 +7,13 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
+from breakscan.static.checks.binding import all_params
+from breakscan.static.checks.call_sites import _store_targets
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
+
+# Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
+ZERO_DIM_INDEX_REDUCTIONS = {"argmax", "argmin"}
 
 
 # Attributes of a torch function that Dynamo hands back as opaque values (no `in` test on them).
@@ -123,6 +128,9 @@ class OperatorChecks(CheckBase):
             return
         if not self.env.is_tensor(node.value):
             return
+        if any(isinstance(e.slice, cst.Index) and self._zero_dim_index(e.slice.value) for e in node.slice):
+            self._emit_check("zero-dim-tensor-index", node)
+            return
         for element in node.slice:
             if not isinstance(element.slice, cst.Index):
                 continue
@@ -131,6 +139,47 @@ class OperatorChecks(CheckBase):
                     isinstance(index, cst.Name) and self.bool_at_call_sites(index.value)):
                 self._emit_check("mask-index", node)
                 return
+
+    def _zero_dim_index(self, index: cst.BaseExpression) -> bool:
+        """Whether `index` is a 0-dim integer tensor the inference can see (BRK260):
+        `t.argmax()` / `torch.argmin(t)` without a dimension, or a local name the function binds
+        once, to such a call. Indexing with one reads it with `.item()` (GB0033, measured on 2.13
+        and 2.15); a 1-dim index tensor (`t.argsort()[:2]`) is traced."""
+        assert self.env is not None
+        if isinstance(index, cst.Name):
+            value = self._single_binding(index.value)
+            return value is not None and self._zero_dim_index(value)
+        if not isinstance(index, cst.Call) or any(a.keyword is not None and a.keyword.value == "dim" for a in index.args):
+            return False
+        func = index.func
+        positional = [a for a in index.args if a.keyword is None]
+        if isinstance(func, cst.Attribute) and func.attr.value in ZERO_DIM_INDEX_REDUCTIONS:
+            qual = self.info.qualify(dotted_name(func) or "")
+            if qual in ("torch.argmax", "torch.argmin"):
+                return len(positional) == 1 and not positional[0].star and self.env.is_tensor(positional[0].value)
+            return not positional and self.env.kind(func.value) in (*TENSORISH, T.UNKNOWN)
+        return False
+
+    def _single_binding(self, name: str) -> cst.BaseExpression | None:
+        """The value of `name = value` when that is the only store to `name` in the function
+        being walked (not a parameter); else None."""
+        fn = self.env.function if self.env is not None else None
+        if fn is None:
+            return None
+        cache = self.__dict__.setdefault("_bindings_cache", {})
+        if id(fn) not in cache:
+            stores: dict[str, list[cst.BaseExpression]] = {}
+            for target in _store_targets(fn):
+                if isinstance(target, cst.Name):
+                    stores.setdefault(target.value, []).append(target)
+            values: dict[str, cst.BaseExpression] = {}
+            params = {p.name.value for p in all_params(fn)}
+            for assign in _plain_assignments(fn):
+                target = assign.targets[0].target
+                if isinstance(target, cst.Name) and len(stores.get(target.value, ())) == 1 and target.value not in params:
+                    values[target.value] = assign.value
+            cache[id(fn)] = values
+        return cache[id(fn)].get(name)
 
     def _tensor_slice_bound(self, node: cst.Subscript) -> bool:
         """`x[:n]`, `x[k:]`, `seq[i:i + 2]` with a bound the inference says is a tensor (BRK258).
@@ -168,6 +217,13 @@ class OperatorChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection",
                          "tensor-membership"),
-    "visit_Subscript": ("mask-index", "tensor-slice-bound"),
+    "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }
+
+
+def _plain_assignments(fn: cst.FunctionDef) -> list[cst.Assign]:
+    """`name = value` statements (one target) in a def's body, nested defs and classes included."""
+    from breakscan.static.walk import iter_nodes
+
+    return [n for n in iter_nodes(fn.body, cst.Assign) if len(n.targets) == 1]
