@@ -593,7 +593,7 @@ class _Indexer:
         local_classes: dict[str, str] = {}
         for sub in walk_nodes(node):
             if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
-                callee = _instance_class(self.info, sub.value)
+                callee = instance_class(self.info, sub.value)
                 for t in sub.targets:
                     if callee and isinstance(t, ast.Name):
                         local_classes[t.id] = callee
@@ -944,7 +944,7 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
+def instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
     """The qualified class a call builds, by the usual spelling: `Class(...)` (with trailing
     `.to(dev)` / `.eval()` ...) or a `Class.from_*(...)` constructor; None otherwise."""
     value = module_expr(info, value)  # type: ignore[assignment]

@@ -186,7 +186,7 @@ def _unannotated(node: cst.FunctionDef, name: str) -> bool:
     return all(p.annotation is None for p in all_params(node) if p.name.value == name)
 
 
-def _store_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+def store_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
     """The targets a def's body stores to (assignments, augmented and annotated ones, walrus,
     `for` and `with ... as`), nested tuples unpacked."""
     out: list[cst.BaseExpression] = []
@@ -526,7 +526,7 @@ class CallSiteInference(CheckBase):
         params = {p.name.value: p for p in all_params(fn)}
         if name not in params or params[name].annotation is None or env.names.get(name) is not T.TENSOR:
             return False
-        if any(isinstance(n, cst.Name) and n.value == name for n in _store_targets(fn)):
+        if any(isinstance(n, cst.Name) and n.value == name for n in store_targets(fn)):
             return False
         is_root = len(region.chain) <= 1 or region.function.name == "forward"
         return self._inferred_params(region.function.qualname, project=not is_root).get(name) is T.BOOL_TENSOR

@@ -8,9 +8,10 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
-from breakscan.static.checks.call_sites import _store_targets
+from breakscan.static.checks.call_sites import store_targets
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
+from breakscan.static.walk import iter_nodes
 
 # Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
 ZERO_DIM_INDEX_REDUCTIONS = {"argmax", "argmin"}
@@ -169,7 +170,7 @@ class OperatorChecks(CheckBase):
         cache = self.__dict__.setdefault("_bindings_cache", {})
         if id(fn) not in cache:
             stores: dict[str, list[cst.BaseExpression]] = {}
-            for target in _store_targets(fn):
+            for target in store_targets(fn):
                 if isinstance(target, cst.Name):
                     stores.setdefault(target.value, []).append(target)
             values: dict[str, cst.BaseExpression] = {}
@@ -224,6 +225,4 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
 
 def _plain_assignments(fn: cst.FunctionDef) -> list[cst.Assign]:
     """`name = value` statements (one target) in a def's body, nested defs and classes included."""
-    from breakscan.static.walk import iter_nodes
-
     return [n for n in iter_nodes(fn.body, cst.Assign) if len(n.targets) == 1]
