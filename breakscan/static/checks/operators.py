@@ -4,6 +4,8 @@ tensor, and scalar parameters of a compiled root meeting tensors."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
@@ -169,17 +171,12 @@ class OperatorChecks(CheckBase):
             return None
         cache = self.__dict__.setdefault("_bindings_cache", {})
         if id(fn) not in cache:
-            stores: dict[str, list[cst.BaseExpression]] = {}
-            for target in store_targets(fn):
-                if isinstance(target, cst.Name):
-                    stores.setdefault(target.value, []).append(target)
-            values: dict[str, cst.BaseExpression] = {}
+            stores = Counter(t.value for t in store_targets(fn) if isinstance(t, cst.Name))
             params = {p.name.value for p in all_params(fn)}
-            for assign in _plain_assignments(fn):
-                target = assign.targets[0].target
-                if isinstance(target, cst.Name) and len(stores.get(target.value, ())) == 1 and target.value not in params:
-                    values[target.value] = assign.value
-            cache[id(fn)] = values
+            cache[id(fn)] = {
+                a.targets[0].target.value: a.value for a in iter_nodes(fn.body, cst.Assign)
+                if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name)
+                and stores[a.targets[0].target.value] == 1 and a.targets[0].target.value not in params}
         return cache[id(fn)].get(name)
 
     def _tensor_slice_bound(self, node: cst.Subscript) -> bool:
@@ -221,8 +218,3 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }
-
-
-def _plain_assignments(fn: cst.FunctionDef) -> list[cst.Assign]:
-    """`name = value` statements (one target) in a def's body, nested defs and classes included."""
-    return [n for n in iter_nodes(fn.body, cst.Assign) if len(n.targets) == 1]
