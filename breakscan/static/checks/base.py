@@ -43,6 +43,8 @@ class CheckBase(Binder):
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
     _only_guessed: Callable[[cst.BaseExpression], bool]
+    # RegionVisitor's: whether `expr` is a tensor computed in the graph being traced
+    _computes: Callable[[cst.BaseExpression], bool]
     # RegionVisitor's: the higher-order operator whose nested branch holds the current node, or ""
     branch_of: Callable[[], str]
     # CallSiteInference's: whether a tensor-annotated parameter is passed boolean tensors at every call

@@ -146,12 +146,14 @@ class OperatorChecks(CheckBase):
     def _zero_dim_index(self, index: cst.BaseExpression) -> bool:
         """Whether `index` is a 0-dim integer tensor the inference can see (BRK260):
         `t.argmax()` / `torch.argmin(t)` without a dimension, or a local name the function binds
-        once, to such a call. Indexing with one reads it with `.item()` (GB0033, measured on 2.13
-        and 2.15); a 1-dim index tensor (`t.argsort()[:2]`) is traced."""
+        once, to such a call, with no graph break predicted since (`_computes`). Indexing with one
+        reads it with `.item()` (GB0033, measured on 2.13 and 2.15); a 1-dim index tensor
+        (`t.argsort()[:2]`) is traced, and so is a 0-dim tensor that is an input of the graph (a
+        parameter, or a value computed before a break: measured on 2.13)."""
         assert self.env is not None
-        if isinstance(index, cst.Name):
-            value = self._single_binding(index.value)
-            return value is not None and self._zero_dim_index(value)
+        if isinstance(index, cst.Name):  # bound in this graph: one resumed after a break gets it as
+            value = self._single_binding(index.value)  # an input, which indexes with no break
+            return value is not None and self._computes(index) and self._zero_dim_index(value)
         if not isinstance(index, cst.Call) or any(a.keyword is not None and a.keyword.value == "dim" for a in index.args):
             return False
         func = index.func
