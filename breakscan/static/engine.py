@@ -33,7 +33,7 @@ from breakscan.static import frames, unsaved
 from breakscan.static.dynamo_settings import DynamoSettings, callee_names, plain_arguments, silenced
 from breakscan.static.index import ModuleInfo, ProjectIndex, build_module_info
 from breakscan.static.region_pass import RegionPassFn, compute_regions
-from breakscan.static.regions import RETURN_READ_DEPTH, Region
+from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region
 from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 
 if TYPE_CHECKING:  # libcst and the checks built on it are imported only when a file is checked:
@@ -383,6 +383,7 @@ def _region_visitor(module: cst.Module, source: str, regions: list[Region], inde
     functions, pairs = _region_nodes(module, regions)
     visitor = RegionVisitor(regions[0].module, index, {id(node): region for region, node in pairs}, rules,
                             functions, source, callers)
+    visitor.module_tree = module  # the calls of its compiled functions (CallSiteInference.root_call_kinds)
     return visitor, pairs
 
 
@@ -722,6 +723,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
                               extra=(sorted((r.key, settings[r.key]) for r in file_regions),
+                                     # whether root_call_kinds may read the module's own calls
+                                     sorted(index.importers(file_regions[0].module.name)),
                                      _caller_inputs(file_regions, callers, regions, digests),
                                      _callee_inputs(path_text, file_regions, callers, calls_into, digests))
                               ) if cache else ""
@@ -771,8 +774,14 @@ def _caller_inputs(file_regions: list[Region], callers: dict, regions: dict, dig
             continue  # its parameters are not inferred from call sites in other files
         found = callers.get(region.key, ())
         others = [(c, regions[c].chain, digests.get(c[0], "")) for c in found if c[0] != region.key[0]]
+        # A caller's own parameters come from its callers, PARAM_READ_DEPTH files further.
+        level, seen = [c for c in found if c[0] != region.key[0]], set(found)
+        for _ in range(PARAM_READ_DEPTH):
+            level = [c for f in level if not _is_root(regions[f]) for c in callers.get(f, ()) if c not in seen]
+            seen.update(level)
+            others += [(c, regions[c].chain, digests.get(c[0], "")) for c in level]
         if others:
-            out.append((region.key, others))
+            out.append((region.key, sorted(others)))
     return sorted(out)
 
 

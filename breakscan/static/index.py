@@ -1125,6 +1125,7 @@ class ProjectIndex:
     _disallowed: set[str] = field(default_factory=set)
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
     _bound_markers: dict[str, str] | None = None  # _marked_by_factory, cached until the next add
+    _importers: dict[str, frozenset[str]] | None = None  # importers(), cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -1139,6 +1140,7 @@ class ProjectIndex:
         self._disallowed |= info.disallowed
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
         self._bound_markers = None  # worked out again over the whole project on next use
+        self._importers = None
 
     def _marked_by_factory(self) -> dict[str, str]:
         """Names bound to what a project factory returns when it wraps a function in a trace
@@ -1232,6 +1234,36 @@ class ProjectIndex:
             found = self.method(base, name, _depth + 1)
             if found:
                 return found
+        return None
+
+    def importers(self, module: str) -> frozenset[str]:
+        """The scanned modules that import module `module` or a name from it (`import m`,
+        `from m import f`; ModuleInfo.imports), built once for the index on first use."""
+        if self._importers is None:
+            found: dict[str, set[str]] = {}
+            for info in self.modules.values():
+                for target in info.imports.values():
+                    found.setdefault(target, set()).add(info.name)
+                    found.setdefault(target.rpartition(".")[0], set()).add(info.name)
+            self._importers = {name: frozenset(users) for name, users in found.items()}
+        return self._importers.get(module, frozenset()) - {module}
+
+    def instance_method(self, qualname: str) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
+        """`pkg.mod.model.embed`: method `embed` of the project class a module-level name is bound
+        to once (`model = Encoder(...)`, ModuleInfo.global_instances, re-exports followed). Dynamo
+        inlines `model.embed(x)` like any method call; None for anything else."""
+        owner, _, meth = qualname.rpartition(".")
+        hit = self._split(owner) if owner else None
+        for _ in range(10):
+            if hit is None or "." in hit[1]:
+                return None
+            mod, var = hit
+            if var in mod.global_instances:
+                return self.method(mod.global_instances[var], meth)
+            target = mod.imports.get(var)
+            if not target or target == f"{mod.name}.{var}":
+                return None
+            hit = self._split(target)
         return None
 
     def numeric_attrs(self, cls_qualname: str) -> set[str]:

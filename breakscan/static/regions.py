@@ -34,6 +34,10 @@ from breakscan.static.index import (
 # (checks.call_sites `_returns_in_context` across files): bounds the work and cycles; the cache
 # keys a file on the files within that depth (engine._callee_inputs).
 RETURN_READ_DEPTH = 4
+# How many caller files beyond the first call-site inference joins for a parameter (a helper
+# called by a method that a compiled function in a third file calls: `valid(x)` ->
+# `model.tokens(x)` -> `to_mask(x)`); the cache keys a file on those callers (engine._caller_inputs).
+PARAM_READ_DEPTH = 2
 
 # Torch functions that call the function passed at these positions and Dynamo traces its body
 # there: a graph break in a checkpointed body is reported at the body's line (measured on 2.13,
@@ -209,7 +213,8 @@ class RegionFinder:
             return [found]
         mod = self.index.modules.get(owner)
         if mod is None:
-            return []
+            found = self.index.instance_method(qual)  # `model.embed(x)`, `model = Encoder()`
+            return [found] if found else []
         if meth in mod.compiled_aliases and _depth < 5:
             return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
         cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`

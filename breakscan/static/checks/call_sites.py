@@ -16,7 +16,7 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.index import ClassInfo, ModuleInfo
-from breakscan.static.regions import RETURN_READ_DEPTH, Region, RegionKey
+from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
@@ -91,6 +91,62 @@ class CallSites:
                 self.escaped.add(name)
 
 
+class RootCalls(cst.CSTVisitor):
+    """The calls a module makes of its own module-level functions, in one pass over the whole
+    module (module-level statements included): `sites[function]` lists `(call, outermost
+    enclosing def or None)` for `name(...)`, where `name` is the function or a compiled alias of
+    it (`fast = torch.compile(step)`). `escaped` holds the functions also used any other way
+    (passed as a value, yielded to breakscan_examples, rebound, a nested def of that name): some
+    of their calls cannot be seen here."""
+
+    def __init__(self, names: dict[str, str]) -> None:
+        """`names`: callable name -> the function it runs (itself, or an alias's target)."""
+        self.names = names
+        # a call, or the argument tuple of a `yield fn, (args)` in breakscan_examples
+        self.sites: dict[str, list[tuple[cst.Call | cst.Tuple | cst.List, cst.FunctionDef | None]]] = {}
+        self.escaped: set[str] = set()
+        self._defs: list[cst.FunctionDef] = []
+        self._allowed: set[int] = set()  # Name nodes that are a callee, a def's name or an alias binding
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._allowed.add(id(node.name))
+        if self._defs and node.name.value in self.names:
+            self.escaped.add(self.names[node.name.value])  # a nested def shadows it
+        self._defs.append(node)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._defs.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = node.value
+        if not self._defs and isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith("compile"):
+            self._allowed.update(id(t.target) for t in node.targets)  # `fast = torch.compile(step)`
+            self._allowed.update(id(a.value) for a in value.args)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Name) and func.value in self.names:
+            self._allowed.add(id(func))
+            self.sites.setdefault(self.names[func.value], []).append((node, self._defs[0] if self._defs else None))
+
+    def visit_Yield(self, node: cst.Yield) -> None:
+        """`yield fn, (x, 3)` in `breakscan_examples`: the dynamic pass calls `fn(x, 3)`; the
+        argument tuple stands for the call (ArgKinds records its elements' kinds)."""
+        value = node.value
+        if not (self._defs and self._defs[0].name.value == "breakscan_examples" and isinstance(value, cst.Tuple)
+                and len(value.elements) == 2 and isinstance(value.elements[0].value, cst.Name)
+                and value.elements[0].value.value in self.names):
+            return
+        args = value.elements[1].value
+        if isinstance(args, (cst.Tuple, cst.List)) and not isinstance(value.elements[1], cst.StarredElement):
+            self._allowed.add(id(value.elements[0].value))
+            self.sites.setdefault(self.names[value.elements[0].value.value], []).append((args, self._defs[0]))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if node.value in self.names and id(node) not in self._allowed:
+            self.escaped.add(self.names[node.value])
+
+
 class ArgKinds(Binder):
     """Binds one caller's body in order and records the kinds of the arguments of chosen calls.
 
@@ -129,6 +185,18 @@ class ArgKinds(Binder):
                 (a.keyword.value if a.keyword is not None else None, self.env.kind(a.value))
                 for a in node.args]
             self.out[id(node)] = record
+
+    def _elements(self, node: cst.Tuple | cst.List) -> None:
+        """An argument tuple standing for a call (RootCalls: `yield fn, (x, 3)`)."""
+        if id(node) in self.wanted and self.env is not None:
+            self.out[id(node)] = None if any(isinstance(e, cst.StarredElement) for e in node.elements) else [
+                (None, self.env.kind(e.value)) for e in node.elements]
+
+    def visit_Tuple(self, node: cst.Tuple) -> None:
+        self._elements(node)
+
+    def visit_List(self, node: cst.List) -> None:
+        self._elements(node)
 
 
 def _has_plain_tensor(returns: tuple[T, list[T] | None]) -> bool:
@@ -237,6 +305,7 @@ class ProjectCallers:
         self._keep = keep
         self._visitors: dict[str, CallSiteInference | None] = {}
         self.return_depth = 0  # files now being read by `_returns_in_context`
+        self.param_depth = 0  # caller files now joined by another file's `_infer_from_project`
 
     def visitor(self, path: str) -> CallSiteInference | None:
         """The inference of file `path` (parsed once; the `keep` most recent are kept)."""
@@ -280,6 +349,9 @@ class CallSiteInference(CheckBase):
         self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
+        self.module_tree: cst.Module | None = None  # the whole module (RootCalls), set by the engine
+        self._root_calls: RootCalls | None = None  # built on first need
+        self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
         self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
@@ -506,12 +578,72 @@ class CallSiteInference(CheckBase):
             if i == 0 and has_self and name in ("self", "cls"):
                 continue
             kind = param_kind(param, is_root, self._alias_annotation(param))
+            if is_root and kind in TENSORISH and qualname is not None and param.annotation is None \
+                    and param.default is None:  # a tensor by convention: unless its calls say otherwise
+                kind = self.root_call_kinds(qualname).get(name, kind)
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
             kinds[name] = kind
         return kinds
+
+    def root_call_kinds(self, qualname: str) -> dict[str, T]:
+        """Kinds of a compiled module-level function's parameters from the calls its own module
+        makes of it (RootCalls: in any function, at module level, through a compiled alias),
+        joined as for a helper's call sites (`_join_sites`). Dynamo's inputs are what those calls
+        pass: `fn(torch.ones(3), 3)` makes the second parameter a Python int (a `range(n)` in
+        the body is then traced), a tensor passed at every call is a tensor for sure. {} (the
+        root convention holds) when another scanned module imports this one or the function, the
+        function is used other than by a call here, a call unpacks `*args` or lies where the
+        walk cannot see it, or it is a method (`forward`). A Python value whose attributes the
+        body reads (an object: a CUDA event, a config) is left to the convention."""
+        if qualname in self._root_kinds:
+            return self._root_kinds[qualname]
+        self._root_kinds[qualname] = {}
+        node = self.functions.get((qualname, 0))
+        if node is None or "." in qualname or (qualname, 1) in self.functions or self.module_tree is None \
+                or self.index.importers(self.info.name):
+            return {}
+        if self._root_calls is None:
+            names = {name: name for name, _ in self.functions if "." not in name}
+            names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
+            self._root_calls = RootCalls(names)
+            walk(self.module_tree, self._root_calls)
+        calls = self._root_calls.sites.get(qualname)
+        if not calls or qualname in self._root_calls.escaped:
+            return {}
+        keys = {id(fn): key for key, fn in self.functions.items()}
+        module_env: TypeEnv | None = None
+        found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
+        for call, caller in calls:
+            if caller is node:
+                continue  # recursion: its arguments come from the other calls
+            if caller is None:
+                if not isinstance(call, cst.Call) or any(a.star for a in call.args):
+                    return {}
+                module_env = module_env or self._class_env(None)
+                args = [(a.keyword.value if a.keyword is not None else None, module_env.kind(a.value))
+                        for a in call.args]
+            else:
+                key = keys.get(id(caller))
+                if key is None or key in self._walking:
+                    return {}
+                if id(call) not in self._arg_kinds:
+                    self._walk_caller(key, {id(call)})
+                args = self._arg_kinds.get(id(call))
+                if args is None:
+                    return {}
+            found.append((call, args))
+        if not found:
+            return {}
+        joined = self._join_sites(node, qualname, set(), found)
+        # A "Python value" whose attributes the body reads is an object (`start.record()` on a
+        # CUDA event): its methods may be the break, so it keeps the convention.
+        objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
+        self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
+                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects}
+        return self._root_kinds[qualname]
 
     def bool_at_call_sites(self, name: str) -> bool:
         """Whether `name` is a parameter of the region function being walked, annotated as a tensor
@@ -662,7 +794,8 @@ class CallSiteInference(CheckBase):
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
         `mod.f(x)` through this module's imports, `self.m(x)` through `cls` and its bases, or
         `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, FunctionInfo.loop_attrs)
-        through the submodules `__init__` builds (RegionFinder.submodule_methods)."""
+        through the submodules `__init__` builds (RegionFinder.submodule_methods), or
+        `model.m(x)` on a module-level instance (ProjectIndex.instance_method)."""
         func = call.func
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if last is None or last != target[1].rsplit(".", 1)[-1]:
@@ -683,6 +816,9 @@ class CallSiteInference(CheckBase):
             return owner is not None and self._inherits(owner, cls.qualname)
         name = dotted_name(func)
         hit = self.index.lookup_function(self.info.qualify(name)) if name else None
+        if hit is None and name and "." in name:  # `model.embed(x)` on a module-level instance
+            method = self.index.instance_method(self.info.qualify(name))
+            return method is not None and (str(method[0].path), method[2].qualname, method[2].occurrence) == target
         return hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target
 
     def _class_at(self, path: str, name: str) -> ClassInfo | None:
@@ -718,26 +854,34 @@ class CallSiteInference(CheckBase):
         function passed as a value, called by code outside the project) are not joined: a
         prediction from the visible traced calls still holds for them."""
         node = self.functions.get((qualname, 0))
-        if self.project_callers is None or node is None or (qualname, 1) in self.functions:
+        # A caller file's visitor joins its own callers too, PARAM_READ_DEPTH files deep.
+        peers = self.project_callers or self.peer_files()
+        nested = self.project_callers is None
+        if peers is None or node is None or (qualname, 1) in self.functions \
+                or (nested and peers.param_depth >= PARAM_READ_DEPTH):
             return {}
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
         if not decorators <= _TRANSPARENT_DECORATORS:
             return {}
         target = (str(self.info.path), qualname, 0)
-        callers = self.project_callers.callers.get(target)
+        callers = peers.callers.get(target)
         if not callers:
             return {}
         found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
-        for path, caller, occurrence in callers:
-            if path == target[0]:
-                sites = self._calls_to((caller, occurrence), target)
-            else:
-                other = self.project_callers.visitor(path)
-                sites = other._calls_to((caller, occurrence), target) if other is not None else None
-            if sites is None:
-                return {}
-            found += sites
+        peers.param_depth += nested
+        try:
+            for path, caller, occurrence in callers:
+                if path == target[0]:
+                    sites = self._calls_to((caller, occurrence), target)
+                else:
+                    other = peers.visitor(path)
+                    sites = other._calls_to((caller, occurrence), target) if other is not None else None
+                if sites is None:
+                    return {}
+                found += sites
+        finally:
+            peers.param_depth -= nested
         return self._join_sites(node, qualname, decorators, found)
 
     def _walk_caller(self, key: tuple[str, int], wanted: set[int] | None = None) -> None:
