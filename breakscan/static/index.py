@@ -374,6 +374,7 @@ class _Indexer:
         self.info = info
         self.source = source
         self.seen: dict[str, int] = {}
+        self.nested_seen: set[int] = set()  # ids of the nested defs indexed (nested_def)
         self.literal_assigns: dict[str, int] = {}
         self.globals_declared: set[str] = set()
 
@@ -470,8 +471,11 @@ class _Indexer:
                 names.append(self.info.qualify(name))
         return names
 
-    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None) -> None:
-        qualname = f"{cls.name}.{node.name}" if cls else node.name
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None,
+                 outer: str = "") -> None:
+        """Index one `def` at module or class level, or one nested in the def `outer` (a
+        qualname: `Tests.test_item`) that is compiled (`nested_def`)."""
+        qualname = f"{outer}.{node.name}" if outer else f"{cls.name}.{node.name}" if cls else node.name
         occurrence = self.seen.get(qualname, 0)
         self.seen[qualname] = occurrence + 1
         line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
@@ -486,15 +490,18 @@ class _Indexer:
         if blocks:
             fn.frames = def_frames(self.info, node)
         owner = cls.qualname if cls else self.info.name
+        full = f"{owner}.{node.name}" if not outer else f"{self.info.name}.{qualname}"
         for dec in node.decorator_list:
             marker = trace_marker(self.info, dec)
             if marker == "untraced":
-                self.info.untraced.add(f"{owner}.{node.name}")
+                self.info.untraced.add(full)
             elif marker is not None:
-                self.info.disabled.add(f"{owner}.{node.name}")
+                self.info.disabled.add(full)
                 if marker == "nonrecursive":
-                    self.info.nonrecursive.add(f"{owner}.{node.name}")
-        if cls is not None:
+                    self.info.nonrecursive.add(full)
+        if outer:
+            self.info.functions[qualname] = fn  # found by qualified name only (`mod.Tests.test_item.fn`)
+        elif cls is not None:
             cls.methods[node.name] = fn
             if node.name == "__init__":
                 self.self_attrs(cls, node)
@@ -614,12 +621,22 @@ class _Indexer:
         Compile targets take every applied form: `torch.compile(fn, ...)`, `torch.compile(...)(fn)`,
         `torch._dynamo.optimize(backend)(fn)`, `model.compile()`, and inside a class
         `self.f = torch.compile(self.f)` (recorded as `self:Class.attr`)."""
-        stack: list[tuple[ast.AST, str]] = [(tree, "")]
+        stack: list[tuple[ast.AST, str, str]] = [(tree, "", "")]  # (node, class, enclosing def's qualname)
+        local_defs: dict[str, dict[str, ast.AST | None]] = {}  # def qualname -> its nested defs by name
         while stack:
-            node, cls = stack.pop()
+            node, cls, scope = stack.pop()
             if isinstance(node, ast.ClassDef):
-                cls = node.name
-            stack.extend([(child, cls) for child in child_nodes(node)])
+                cls = node.name if not scope else cls
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if scope and local_defs.get(scope, {}).get(node.name) is node and self.compile_decorated(node):
+                    self.nested_def(node, scope, local_defs[scope])  # `@torch.compile` on a def in a test
+                scope = f"{scope}.{node.name}" if scope else f"{cls}.{node.name}" if cls else node.name
+                defs: dict[str, ast.AST | None] = {}
+                for d in _own_nodes(node):
+                    if isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        defs[d.name] = None if d.name in defs else d  # a name defined twice: ambiguous
+                local_defs[scope] = defs
+            stack.extend([(child, cls, scope) for child in child_nodes(node)])
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call):
                 value = module_expr(self.info, node.value)
                 name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
@@ -629,6 +646,8 @@ class _Indexer:
                             self.info.var_classes[t.id] = self.info.qualify(name)
                 compiled = self.compiled_expr(node.value)
                 text = self.compile_target(compiled, cls) if compiled is not None else None
+                if text and scope and local_defs.get(scope, {}).get(text) is not None:
+                    text = f"{scope}.{text}"
                 if text:  # fast = torch.compile(step): calling `fast` later runs `step`
                     for t in node.targets:
                         if isinstance(t, ast.Name):
@@ -636,8 +655,27 @@ class _Indexer:
             if isinstance(node, ast.Call):
                 compiled = self.compiled_expr(node)
                 text = self.compile_target(compiled, cls) if compiled is not None else None
+                nested = local_defs.get(scope, {}).get(text) if text and scope else None
+                if nested is not None:  # `torch.compile(fn, backend=cnt)` of a def of this scope
+                    text = self.nested_def(nested, scope, local_defs[scope])
                 if text:
                     self.info.compile_targets.append(text)
+
+    def compile_decorated(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        """Whether a decorator of `node` is `torch.compile` (bare or called with options)."""
+        return any(self.info.qualify(ast_dotted(d.func if isinstance(d, ast.Call) else d) or "") in COMPILE_CALLS
+                   for d in node.decorator_list)
+
+    def nested_def(self, node: ast.AST, scope: str, siblings: dict[str, ast.AST | None] | None = None) -> str:
+        """Index a def nested in the def `scope` that is compiled (a test's `def fn` then
+        `torch.compile(fn, backend=cnt)`), and the other defs of `scope` (`siblings`), which it
+        may call: its qualname, `scope.name`, names each once."""
+        qualname = f"{scope}.{node.name}"  # type: ignore[attr-defined]
+        for found in (node, *(d for d in (siblings or {}).values() if d is not None)):
+            if id(found) not in self.nested_seen:
+                self.nested_seen.add(id(found))
+                self.function(found, None, outer=scope)  # type: ignore[arg-type]
+        return qualname
 
     def compiled_expr(self, node: ast.Call) -> ast.AST | None:
         """What the call `node` compiles, or None: `torch.compile(fn, ...)` (or `model=fn`),

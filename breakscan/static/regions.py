@@ -396,18 +396,28 @@ class RegionFinder:
                         self._add(mod, cls, fn, region.chain + (fn.qualname,), under=under)
                         if qual in FUNCTION_TRANSFORMS:
                             self.transform_bodies.setdefault((str(mod.path), fn.qualname, fn.occurrence), qual)
-            for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
+            for mod, cls, fn in self._local_def(region, call) or self.resolve_call(
+                    region.module, region.cls, call, region.dispatch):
                 # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
                 self._add(mod, cls, fn, region.chain + (fn.qualname,),
                           (region.dispatch or region.cls) if call.kind in ("self", "super") else None)
                 if region.key in self.regions:  # a traced caller (not a skipped frame)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
-                owner = f"{cls.qualname if cls else mod.name}.{fn.name}"
+                owner = f"{cls.qualname}.{fn.name}" if cls else f"{mod.name}.{fn.qualname}"
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
                 if (call.args or call.kwargs) and not stops:
                     for passed in self.passed_functions(region, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
+
+    def _local_def(self, region: Region, call: CallRef) -> list[Target]:
+        """`helper(x)` in a def nested in a test method, where `helper` is another def of that
+        method (indexed with it: _Indexer.nested_def)."""
+        scope = region.function.qualname.rpartition(".")[0]
+        if region.cls is not None or not scope or call.kind != "name" or "." in call.name:
+            return []
+        found = self.index.lookup_function(f"{region.module.name}.{scope}.{call.name}")
+        return [(found[0], None, found[1])] if found else []
 
     def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
                          callee: FunctionInfo) -> list[Target]:

@@ -91,6 +91,17 @@ class CallSites:
                 self.escaped.add(name)
 
 
+def compiled_name(value: cst.BaseExpression) -> cst.Name | None:
+    """The function name a compile call applies to: `torch.compile(fn, ...)`,
+    `torch.compile(backend=...)(fn)`, `torch._dynamo.optimize("eager")(fn)`; None otherwise."""
+    if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
+        return None
+    func = value.func
+    callee = dotted_name(func.func) if isinstance(func, cst.Call) else dotted_name(func)
+    first = value.args[0].value
+    return first if (callee or "").endswith(("compile", "optimize")) and isinstance(first, cst.Name) else None
+
+
 class RootCalls(cst.CSTVisitor):
     """The calls a module makes of its own module-level functions, in one pass over the whole
     module (module-level statements included): `sites[function]` lists `(call, outermost
@@ -99,9 +110,11 @@ class RootCalls(cst.CSTVisitor):
     (passed as a value, yielded to breakscan_examples, rebound, a nested def of that name): some
     of their calls cannot be seen here."""
 
-    def __init__(self, names: dict[str, str]) -> None:
-        """`names`: callable name -> the function it runs (itself, or an alias's target)."""
+    def __init__(self, names: dict[str, str], enclosing: cst.FunctionDef | None = None) -> None:
+        """`names`: callable name -> the function it runs (itself, or an alias's target);
+        `enclosing`: the def whose body is walked (a nested function's calls), None: a module."""
         self.names = names
+        self.enclosing = enclosing
         # a call, or the argument tuple of a `yield fn, (args)` in breakscan_examples
         self.sites: dict[str, list[tuple[cst.Call | cst.Tuple | cst.List, cst.FunctionDef | None]]] = {}
         self.escaped: set[str] = set()
@@ -118,16 +131,20 @@ class RootCalls(cst.CSTVisitor):
         self._defs.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        value = node.value
-        if not self._defs and isinstance(value, cst.Call) and (dotted_name(value.func) or "").endswith("compile"):
-            self._allowed.update(id(t.target) for t in node.targets)  # `fast = torch.compile(step)`
-            self._allowed.update(id(a.value) for a in value.args)
+        if compiled_name(node.value) is not None:  # `fast = torch.compile(step)`
+            self._allowed.update(id(t.target) for t in node.targets)
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
+        compiled = compiled_name(node)
+        if compiled is not None:
+            self._allowed.add(id(compiled))  # compiling it is not a use the calls miss
+        if isinstance(func, cst.Call):  # `torch.compile(fn, backend="eager")(x, 3)`
+            func = compiled_name(func)  # type: ignore[assignment]
         if isinstance(func, cst.Name) and func.value in self.names:
             self._allowed.add(id(func))
-            self.sites.setdefault(self.names[func.value], []).append((node, self._defs[0] if self._defs else None))
+            caller = self._defs[0] if self._defs else self.enclosing
+            self.sites.setdefault(self.names[func.value], []).append((node, caller))
 
     def visit_Yield(self, node: cst.Yield) -> None:
         """`yield fn, (x, 3)` in `breakscan_examples`: the dynamic pass calls `fn(x, 3)`; the
@@ -580,7 +597,7 @@ class CallSiteInference(CheckBase):
             kind = param_kind(param, is_root, self._alias_annotation(param))
             if is_root and kind in TENSORISH and qualname is not None and param.annotation is None \
                     and param.default is None:  # a tensor by convention: unless its calls say otherwise
-                kind = self.root_call_kinds(qualname).get(name, kind)
+                kind = self.root_call_kinds(qualname, node).get(name, kind)
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
@@ -588,31 +605,68 @@ class CallSiteInference(CheckBase):
             kinds[name] = kind
         return kinds
 
-    def root_call_kinds(self, qualname: str) -> dict[str, T]:
-        """Kinds of a compiled module-level function's parameters from the calls its own module
-        makes of it (RootCalls: in any function, at module level, through a compiled alias),
-        joined as for a helper's call sites (`_join_sites`). Dynamo's inputs are what those calls
-        pass: `fn(torch.ones(3), 3)` makes the second parameter a Python int (a `range(n)` in
-        the body is then traced), a tensor passed at every call is a tensor for sure. {} (the
-        root convention holds) when another scanned module imports this one or the function, the
-        function is used other than by a call here, a call unpacks `*args` or lies where the
-        walk cannot see it, or it is a method (`forward`). A Python value whose attributes the
-        body reads (an object: a CUDA event, a config) is left to the convention."""
+    def root_call_kinds(self, qualname: str, node: cst.FunctionDef | None = None) -> dict[str, T]:
+        """Kinds of a compiled function's parameters from the calls made of it (RootCalls) in its
+        own module (a module-level function: in any function, at module level, through a compiled
+        alias) or in its enclosing def (a def nested in a test method, `node`: `opt_fn =
+        torch.compile(fn, backend=cnt); opt_fn(x, 3)`), joined as for a helper's call sites
+        (`_join_sites`). Dynamo's inputs are what those calls pass: `fn(torch.ones(3), 3)` makes
+        the second parameter a Python int (a `range(n)` in the body is then traced), a tensor
+        passed at every call is a tensor for sure. {} (the root convention holds) when another
+        scanned module imports this one (module-level functions), the function is used other than
+        by a call there, a call unpacks `*args` or lies where the walk cannot see it, or it is a
+        method (`forward`). A Python value whose attributes the body reads (an object: a CUDA
+        event, a config) is left to the convention."""
         if qualname in self._root_kinds:
             return self._root_kinds[qualname]
         self._root_kinds[qualname] = {}
-        node = self.functions.get((qualname, 0))
-        if node is None or "." in qualname or (qualname, 1) in self.functions or self.module_tree is None \
-                or self.index.importers(self.info.name):
+        if "." in qualname:
+            finder = self._nested_root_calls(qualname, node) if node is not None else None
+        else:
+            node = self.functions.get((qualname, 0))
+            if node is None or (qualname, 1) in self.functions or self.module_tree is None \
+                    or self.index.importers(self.info.name):
+                return {}
+            if self._root_calls is None:
+                names = {name: name for name, _ in self.functions if "." not in name}
+                names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
+                self._root_calls = RootCalls(names)
+                walk(self.module_tree, self._root_calls)
+            finder = self._root_calls
+        calls = finder.sites.get(qualname) if finder is not None else None
+        if not calls or node is None or qualname in finder.escaped:  # type: ignore[union-attr]
             return {}
-        if self._root_calls is None:
-            names = {name: name for name, _ in self.functions if "." not in name}
-            names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
-            self._root_calls = RootCalls(names)
-            walk(self.module_tree, self._root_calls)
-        calls = self._root_calls.sites.get(qualname)
-        if not calls or qualname in self._root_calls.escaped:
+        found = self._root_sites(node, calls)
+        if not found:
             return {}
+        joined = self._join_sites(node, qualname, set(), found, method=False)
+        # A "Python value" whose attributes the body reads is an object (`start.record()` on a
+        # CUDA event): its methods may be the break, so it keeps the convention.
+        objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
+        self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
+                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects}
+        return self._root_kinds[qualname]
+
+    def _nested_root_calls(self, qualname: str, node: cst.FunctionDef) -> RootCalls | None:
+        """RootCalls over the body of the def that `node` (qualified `qualname`) is nested in,
+        with the local names compiled from it (`opt_fn = torch.compile(fn, ...)`)."""
+        outer_name = qualname.rpartition(".")[0]
+        outer = self.functions.get((outer_name, 0))
+        if outer is None or (outer_name, 1) in self.functions:
+            return None
+        names = {node.name.value: qualname}
+        for assign in iter_nodes(outer.body, cst.Assign):
+            compiled = compiled_name(assign.value)
+            if compiled is not None and compiled.value == node.name.value:
+                names.update({t.target.value: qualname for t in assign.targets if isinstance(t.target, cst.Name)})
+        finder = RootCalls(names, enclosing=outer)
+        for stmt in outer.body.body:
+            walk(stmt, finder)
+        return finder
+
+    def _root_sites(self, node: cst.FunctionDef, calls: list) -> list[tuple[cst.Call, list[tuple[str | None, T]]]] | None:
+        """The argument kinds of each call RootCalls found (`(call, caller def or None)`); None
+        when one is not seen (module level: `*args`; in a def: a call ArgKinds does not record)."""
         keys = {id(fn): key for key, fn in self.functions.items()}
         module_env: TypeEnv | None = None
         found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
@@ -621,29 +675,21 @@ class CallSiteInference(CheckBase):
                 continue  # recursion: its arguments come from the other calls
             if caller is None:
                 if not isinstance(call, cst.Call) or any(a.star for a in call.args):
-                    return {}
+                    return None
                 module_env = module_env or self._class_env(None)
                 args = [(a.keyword.value if a.keyword is not None else None, module_env.kind(a.value))
                         for a in call.args]
             else:
                 key = keys.get(id(caller))
                 if key is None or key in self._walking:
-                    return {}
+                    return None
                 if id(call) not in self._arg_kinds:
                     self._walk_caller(key, {id(call)})
                 args = self._arg_kinds.get(id(call))
                 if args is None:
-                    return {}
+                    return None
             found.append((call, args))
-        if not found:
-            return {}
-        joined = self._join_sites(node, qualname, set(), found)
-        # A "Python value" whose attributes the body reads is an object (`start.record()` on a
-        # CUDA event): its methods may be the break, so it keeps the convention.
-        objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
-        self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
-                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects}
-        return self._root_kinds[qualname]
+        return found
 
     def bool_at_call_sites(self, name: str) -> bool:
         """Whether `name` is a parameter of the region function being walked, annotated as a tensor
@@ -735,11 +781,12 @@ class CallSiteInference(CheckBase):
         return self._join_sites(node, qualname, decorators, found)
 
     def _join_sites(self, node: cst.FunctionDef, qualname: str, decorators: set[str | None],
-                    sites: list[tuple[cst.Call, list[tuple[str | None, T]]]]) -> dict[str, T]:
+                    sites: list[tuple[cst.Call, list[tuple[str | None, T]]]],
+                    method: bool | None = None) -> dict[str, T]:
         """Parameter kinds of `node` joined over its call sites `(call, argument kinds)`: a parameter
         every call passes (positionally, after the bound `self`/`cls`, or by keyword) takes
         `_join_arguments` of what they pass; the others stay unknown."""
-        is_method = "." in qualname
+        is_method = "." in qualname if method is None else method  # a nested def is not a method
         positional = [*node.params.posonly_params, *node.params.params]
         by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
         passed: dict[str, list[T]] = {p.name.value: [] for p in all_params(node)}

@@ -145,7 +145,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         the first values of `_only_guessed`."""
         if region is None or self.env is None or not (len(region.chain) <= 1 or node.name.value == "forward"):
             return
-        proven = self.root_call_kinds(region.function.qualname)  # what the module's calls pass
+        proven = self.root_call_kinds(region.function.qualname, node)  # what the calls made of it pass
         for param in all_params(node):
             name = param.name.value
             if (param.annotation is None and param_kind(param, True) in TENSORISH and name not in proven
