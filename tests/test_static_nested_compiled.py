@@ -1,6 +1,6 @@
 """A def nested in a function or test method and compiled there (`opt_fn = torch.compile(fn,
 backend=cnt)`, `torch._dynamo.optimize("eager")(fn)`, `torch.compile(fn)(x)` applied at once,
-or `@torch.compile` on the nested def) is a compile region, as Dynamo's own tests write them;
+`@torch.compile` on the nested def, or `torch._dynamo.explain(fn)(x)`, which traces it alike) is a compile region, as Dynamo's own tests write them;
 so are the other defs of that method it calls. Its parameters take the kinds the enclosing
 method's calls pass (`opt_fn(x, 3)`: an int, so `range(n)` is traced). Checked by running the
 test file under `breakscan run` against Dynamo."""
@@ -66,6 +66,14 @@ class MiscTests(unittest.TestCase):
 
         torch.compile(fn, backend="eager")(torch.ones(2))
 
+    def test_explain(self):
+        def fn(x, name):
+            if name.startswith("a"):
+                print("explain me")
+            return x + 1
+
+        torch._dynamo.explain(fn)(torch.ones(3), "abc")
+
     def test_not_compiled(self):
         def fn(x):
             return x.tolist()
@@ -80,10 +88,11 @@ if __name__ == "__main__":
 
 def test_nested_compiled_defs_are_regions(tmp_path):
     found = {(f.rule_id, f.line) for f in static_findings(tmp_path, {"test_misc.py": TESTS}, regions="explicit")}
-    for expected in (("BRK102", 12), ("BRK101", 19), ("BRK201", 29), ("BRK103", 44)):
+    for expected in (("BRK102", 12), ("BRK101", 19), ("BRK201", 29), ("BRK103", 44), ("BRK201", 54)):
         assert expected in found, (expected, found)
     assert not {f for f in found if f[0] == "BRK107"}, found  # range(n): the call passes 3
-    assert ("BRK103", 53) not in found, found  # never compiled
+    assert ("BRK101", 53) not in found, found  # name.startswith: a str
+    assert ("BRK103", 61) not in found, found  # never compiled
 
 
 @pytest.mark.dynamic
@@ -96,6 +105,6 @@ def test_dynamo_confirms_breaks_in_nested_compiled_defs(tmp_path):
                           cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, proc.stderr
     found = break_statuses(json.loads((tmp_path / "report.json").read_text())["findings"])
-    for rule, line in (("BRK102", 12), ("BRK101", 19), ("BRK201", 29), ("BRK103", 44)):
+    for rule, line in (("BRK102", 12), ("BRK101", 19), ("BRK201", 29), ("BRK103", 44), ("BRK201", 54)):
         assert (rule, "test_misc.py", line, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "observed")}, found

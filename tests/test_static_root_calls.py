@@ -107,3 +107,52 @@ def test_cache_sees_a_new_importer(tmp_path):
     write_files(tmp_path, {"other.py": "import os\nfrom script import repeat\n"})
     second = cli_findings(tmp_path, "check", ".", "--no-dynamic", cache=cache)
     assert any(f["rule_id"] == "BRK107" and f["line"] == 7 for f in second), second
+
+
+PYTHON_VALUES = '''
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+
+    def forward(self, x, mode):
+        if mode.startswith("train"):
+            return self.lin(x)
+        return x
+
+
+@torch.compile(backend="eager")
+def tagged(x, name):
+    if name.lower() == "abc":
+        return x + 1
+    return x
+
+
+def main():
+    tagged(torch.ones(3), "ABC")
+'''
+
+
+def test_parameters_used_as_python_values_are_not_tensors(tmp_path):
+    """`mode.startswith(...)`: Tensor has no such method, so `mode` is not a tensor even as an
+    unannotated `forward` parameter; `name.lower()` with a string literal at every call alike."""
+    found = static_findings(tmp_path, {"heads.py": PYTHON_VALUES})
+    assert not found, found
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_sees_no_break_on_python_value_parameters(tmp_path):
+    source = PYTHON_VALUES + '''
+
+def breakscan_examples():
+    yield Head(), (torch.ones(2, 4), "train")
+    yield tagged, (torch.ones(3), "abc")
+'''
+    write_files(tmp_path, {"heads.py": source})
+    found = break_statuses(cli_findings(tmp_path, "check", "heads.py", "--show-refuted", cache=tmp_path / "cache"))
+    assert not found, found

@@ -679,14 +679,16 @@ class _Indexer:
 
     def compiled_expr(self, node: ast.Call) -> ast.AST | None:
         """What the call `node` compiles, or None: `torch.compile(fn, ...)` (or `model=fn`),
-        `torch.compile(...)(fn)`, `torch._dynamo.optimize(backend)(fn)`, `model.compile()`."""
+        `torch.compile(...)(fn)`, `torch._dynamo.optimize(backend)(fn)`, `model.compile()`, and
+        `torch._dynamo.explain(fn)` (which traces `fn` as a compile does)."""
         func = node.func
         name = ast_dotted(func)
-        if name is None:
-            if isinstance(func, ast.Call) and node.args and self.is_compile(func):
+        if name is None:  # `torch.compile(backend=...)(fn)`; not `torch.compile(fn)(x)`, a call of it
+            if isinstance(func, ast.Call) and node.args and self.is_compile(func) and (
+                    not func.args or self.info.qualify(ast_dotted(func.func) or "") == "torch._dynamo.optimize"):
                 return node.args[0]
             return None
-        if self.is_compile(node):
+        if self.is_compile(node) or self.info.qualify(name) == "torch._dynamo.explain":
             if self.info.qualify(name) == "torch._dynamo.optimize":
                 return None  # its positional argument is the backend; the target is applied after
             return node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "model"), None)

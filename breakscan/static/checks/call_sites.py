@@ -91,15 +91,65 @@ class CallSites:
                 self.escaped.add(name)
 
 
+# Methods of str, dict and list that torch.Tensor does not have: a parameter read so is a Python
+# value (`name.startswith("a")`, `cfg.items()`, `acc.append(x)`), never a tensor.
+PYTHON_VALUE_METHODS = frozenset({
+    "startswith", "endswith", "lower", "upper", "strip", "lstrip", "rstrip", "join", "format", "encode",
+    "isdigit", "isalpha", "isalnum", "splitlines", "casefold", "capitalize", "title", "zfill", "partition",
+    "rpartition", "find", "rfind", "removeprefix", "removesuffix", "items", "keys", "get",
+    "setdefault", "popitem", "append", "extend", "insert",
+})
+
+
+def python_value_params(node: cst.FunctionDef) -> frozenset[str]:
+    """The parameters of `node` whose body calls a PYTHON_VALUE_METHODS method on them."""
+    params = {p.name.value for p in all_params(node)}
+    return frozenset(a.value.value for a in iter_nodes(node.body, cst.Attribute)
+                     if isinstance(a.value, cst.Name) and a.value.value in params and a.attr.value in PYTHON_VALUE_METHODS)
+
+
+def _is_literal(expr: cst.BaseExpression) -> bool:
+    """A Python value written out: a number, string, `True`/`False`/`None`, `-1`, or a tuple/list
+    of those."""
+    if isinstance(expr, (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString, cst.ConcatenatedString,
+                         cst.FormattedString)):
+        return True
+    if isinstance(expr, cst.Name):
+        return expr.value in ("True", "False", "None")
+    if isinstance(expr, cst.UnaryOperation):
+        return _is_literal(expr.expression)
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return all(not isinstance(e, cst.StarredElement) and _is_literal(e.value) for e in expr.elements)
+    return False
+
+
+def _passed_literal(node: cst.FunctionDef, sites: list, name: str) -> bool:
+    """Whether every call in `sites` (a call, or the argument tuple RootCalls took for one) passes
+    a literal (`_is_literal`) as parameter `name` of `node`."""
+    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    for call, _ in sites:
+        if isinstance(call, cst.Call):
+            values = [a.value for a in call.args if a.keyword is None]
+            by_keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+        else:
+            values, by_keyword = [e.value for e in call.elements], {}
+        i = positional.index(name) if name in positional else -1
+        expr = values[i] if 0 <= i < len(values) else by_keyword.get(name)
+        if expr is None or not _is_literal(expr):
+            return False
+    return True
+
+
 def compiled_name(value: cst.BaseExpression) -> cst.Name | None:
     """The function name a compile call applies to: `torch.compile(fn, ...)`,
-    `torch.compile(backend=...)(fn)`, `torch._dynamo.optimize("eager")(fn)`; None otherwise."""
+    `torch.compile(backend=...)(fn)`, `torch._dynamo.optimize("eager")(fn)`,
+    `torch._dynamo.explain(fn)`; None otherwise."""
     if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
         return None
     func = value.func
     callee = dotted_name(func.func) if isinstance(func, cst.Call) else dotted_name(func)
     first = value.args[0].value
-    return first if (callee or "").endswith(("compile", "optimize")) and isinstance(first, cst.Name) else None
+    return first if (callee or "").endswith(("compile", "optimize", "explain")) and isinstance(first, cst.Name) else None
 
 
 class RootCalls(cst.CSTVisitor):
@@ -598,6 +648,8 @@ class CallSiteInference(CheckBase):
             if is_root and kind in TENSORISH and qualname is not None and param.annotation is None \
                     and param.default is None:  # a tensor by convention: unless its calls say otherwise
                 kind = self.root_call_kinds(qualname, node).get(name, kind)
+                if kind in TENSORISH and name in python_value_params(node):
+                    kind = T.UNKNOWN  # `name.startswith("a")`: a str, whatever the convention says
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
@@ -642,9 +694,11 @@ class CallSiteInference(CheckBase):
         joined = self._join_sites(node, qualname, set(), found, method=False)
         # A "Python value" whose attributes the body reads is an object (`start.record()` on a
         # CUDA event): its methods may be the break, so it keeps the convention.
+        # A literal at every call (`fn(x, "abc")`) is a plain value whatever the body reads of it.
         objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
         self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
-                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects}
+                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects
+                                      or _passed_literal(node, found, name)}
         return self._root_kinds[qualname]
 
     def _nested_root_calls(self, qualname: str, node: cst.FunctionDef) -> RootCalls | None:
