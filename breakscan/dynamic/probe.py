@@ -61,6 +61,7 @@ import signal
 import sys
 import sysconfig
 import time
+import types
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Iterable
@@ -477,7 +478,7 @@ class EntryRun:
         self.broke = False
         self.t0 = time.perf_counter()
         torch._dynamo.reset()
-        self.compiled = torch.compile(fn, backend=recording_backend(torch, backend, self._on_graph))
+        self.compiled = torch.compile(_uncompiled(fn), backend=recording_backend(torch, backend, self._on_graph))
         # The oracle runs in default mode to see every break; a user's fullgraph=True region
         # captures scalar outputs and dynamic-shape ops, so the oracle does too (measured on 2.13).
         self.captures = ({"capture_scalar_outputs": True, "capture_dynamic_output_shape_ops": True}
@@ -758,6 +759,14 @@ def resolve_dotted(dotted: str) -> Any:
             obj = getattr(obj, attr, None)
         return obj
     return None
+
+
+def _uncompiled(fn: Any) -> Any:
+    """`fn`, or the method under a user's `@torch.compile` when `fn` is a bound method of a
+    compiled method: compiling that bound method again fails on torch 2.13 ("compile_wrapper
+    already has a get_compiler_config attribute"), while a compiled plain function compiles."""
+    original = getattr(getattr(fn, "__func__", None), "_torchdynamo_orig_callable", None)
+    return types.MethodType(original, fn.__self__) if inspect.ismethod(fn) and original is not None else fn
 
 
 def user_fullgraph(fn: Any) -> bool:
