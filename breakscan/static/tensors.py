@@ -450,8 +450,8 @@ class TypeEnv:
                 if meth in _REDUCTION_OR_PAIR and node.args:
                     return self._reduction_or_pair(node.args)
                 return T.TENSOR
-            if recv_kind is T.MODULE:
-                return T.TENSOR if meth == "forward" else T.UNKNOWN
+            if recv_kind is T.MODULE and meth == "forward":
+                return T.TENSOR  # another method of a module: what the project's `returns` reads, below
             if recv_kind is T.TENSOR_MAP:
                 return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:

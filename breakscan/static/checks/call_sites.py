@@ -443,19 +443,34 @@ class CallSiteInference(CheckBase):
         return global_kind(self.index, qualname, self.info.name)
 
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
-        """(qualname, class) of a function or `self` method defined in this module, if `call` calls one."""
+        """(qualname, class) of a function or method defined in this module, if `call` calls one:
+        `f(x)`, `self.m(x)`, `self.sched.m(x)` (a method of the one project class `__init__` builds
+        into `self.sched`), or `model.m(x)` (a module-level instance, ProjectIndex.instance_method)."""
         func = call.func
         if isinstance(func, cst.Name):
             fn = self.info.functions.get(func.value)
             return (fn.qualname, None) if fn is not None else None
+        if not isinstance(func, cst.Attribute):
+            return None
         # While ArgKinds walks a caller, `self` is that caller's class; else the region's.
         cls = self._dispatch[-1] if self._dispatch else (self.region.cls if self.region is not None else None)
-        if (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) and func.value.value == "self"
-                and cls is not None):
-            found = self.index.method(cls.qualname, func.attr.value)
-            if found is not None and found[0].name == self.info.name:
-                return found[2].qualname, found[1]
+        receiver = func.value
+        found = None
+        if isinstance(receiver, cst.Name) and receiver.value == "self":
+            found = self.index.method(cls.qualname, func.attr.value) if cls is not None else None
+        elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
+                and receiver.value.value == "self" and cls is not None:
+            classes = self.index.class_attr_kinds(cls.qualname)[2].get(receiver.attr.value, ())
+            found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
+        elif isinstance(receiver, cst.Name) and receiver.value not in self.env_names():
+            found = self.index.instance_method(self.info.qualify(f"{receiver.value}.{func.attr.value}"))
+        if found is not None and found[0].name == self.info.name:
+            return found[2].qualname, found[1]
         return None
+
+    def env_names(self) -> dict[str, T]:
+        """The names bound in the scope being walked (a local shadows a module-level instance)."""
+        return self.env.names if self.env is not None else {}
 
     def _return_kind(self, call: cst.Call, env: TypeEnv | None = None) -> T:
         """The joined kind of what a called project function returns (UNKNOWN if recursive);
