@@ -89,6 +89,11 @@ def ast_dotted(node: ast.AST | None) -> str | None:
 
 
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+# Fields that never hold a node, in any ast class that has them (`Name.id`, `Constant.value`,
+# `Attribute.attr`...), and `ctx`: child_nodes skips them.
+_LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "level", "lineno", "type_comment", "conversion",
+                          "is_async", "simple"})
+_CHILD_FIELDS[ast.Constant] = ()
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -98,7 +103,7 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     cls = type(node)
     names = _CHILD_FIELDS.get(cls)
     if names is None:
-        names = _CHILD_FIELDS[cls] = tuple(n for n in cls._fields if n != "ctx")
+        names = _CHILD_FIELDS[cls] = tuple(n for n in cls._fields if n not in _LEAF_FIELDS)
     out: list[ast.AST] = []
     for name in names:
         value = getattr(node, name, None)

@@ -419,6 +419,7 @@ class CallSiteInference(CheckBase):
         self.module_tree: cst.Module | None = None  # the whole module (RootCalls), set by the engine
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
+        self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
         self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
@@ -663,7 +664,7 @@ class CallSiteInference(CheckBase):
             if is_root and kind in TENSORISH and qualname is not None and param.annotation is None \
                     and param.default is None:  # a tensor by convention: unless its calls say otherwise
                 kind = self.root_call_kinds(qualname, node).get(name, kind)
-                if kind in TENSORISH and name in python_value_params(node):
+                if kind in TENSORISH and name in self._python_values(node):
                     kind = T.UNKNOWN  # `name.startswith("a")`: a str, whatever the convention says
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
@@ -671,6 +672,13 @@ class CallSiteInference(CheckBase):
                 kind = inferred.get(name, T.UNKNOWN)
             kinds[name] = kind
         return kinds
+
+    def _python_values(self, node: cst.FunctionDef) -> frozenset[str]:
+        """python_value_params of `node`, once per function."""
+        found = self._python_value_params.get(id(node))
+        if found is None:
+            found = self._python_value_params[id(node)] = python_value_params(node)
+        return found
 
     def root_call_kinds(self, qualname: str, node: cst.FunctionDef | None = None) -> dict[str, T]:
         """Kinds of a compiled function's parameters from the calls made of it (RootCalls) in its

@@ -152,8 +152,10 @@ class OperatorChecks(CheckBase):
         parameter, or a value computed before a break: measured on 2.13)."""
         assert self.env is not None
         if isinstance(index, cst.Name):  # bound in this graph: one resumed after a break gets it as
-            value = self._single_binding(index.value)  # an input, which indexes with no break
-            return value is not None and self._computes(index) and self._zero_dim_index(value)
+            if self.env.kind(index) not in TENSORISH or not self._computes(index):  # an input, which
+                return False  # indexes with no break; cheap tests first: most indices are ints
+            value = self._single_binding(index.value)
+            return value is not None and self._zero_dim_index(value)
         if not isinstance(index, cst.Call) or any(a.keyword is not None and a.keyword.value == "dim" for a in index.args):
             return False
         func = index.func
