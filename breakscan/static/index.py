@@ -228,6 +228,8 @@ class FunctionInfo:
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
     returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
     loop_attrs: dict[str, str] = field(default_factory=dict)  # `for layer in self.layers`: layer -> "layers"
+    # a module-level factory: the class every `return` builds (`return Net(d)`, `m = Net(d); return m`)
+    returned_class: str = ""
 
 
 @dataclass
@@ -489,7 +491,10 @@ class _Indexer:
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
                           returns=ast.unparse(node.returns) if node.returns is not None else "")
         fn.def_line = node.lineno
-        blocks, yields = _collect_calls(self.info, fn, node.body, self)
+        returned: list[ast.AST] | None = [] if cls is None and not outer else None
+        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned)
+        if returned:
+            fn.returned_class = _returned_class(self.info, returned)
         if yields:  # in this def or a nested one: only its own make it a generator
             fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
         if blocks:
@@ -722,12 +727,14 @@ class _Indexer:
         return dotted
 
 
-def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer) -> tuple[bool, bool]:
+def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer,
+                   returned: list[ast.AST] | None = None) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
     Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock),
-    and whether it (or a nested def) yields.
+    and whether it (or a nested def) yields. `returned`, when given, receives the `return`
+    statements and the single-name assignments of calls (for _returned_class).
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
@@ -763,8 +770,35 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
+        elif returned is not None and (kind is ast.Return or (
+                kind is ast.Assign and len(node.targets) == 1 and type(node.value) is ast.Call)):
+            returned.append(node)
         stack.extend(child_nodes(node))
     return has_blocks, yields
+
+
+def _returned_class(info: ModuleInfo, found: list[ast.AST]) -> str:
+    """The qualified class every `return` in `found` builds (`return Net(d)`, `return
+    Net(d).to(dev)`, or a name assigned once from one: `model = Net(d); return model`); "" when
+    the returns differ, one is something else, or there is none (`torch.compile(build_model())`
+    compiles what the factory returns)."""
+    assigned: dict[str, ast.AST | None] = {}
+    for node in found:
+        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name):
+            name = node.targets[0].id
+            assigned[name] = None if name in assigned else node.value
+    classes = set()
+    for node in found:
+        if not isinstance(node, ast.Return):
+            continue
+        value = node.value
+        if isinstance(value, ast.Name):
+            value = assigned.get(value.id)
+        built = instance_class(info, value) if isinstance(value, ast.Call) else None
+        if built is None:
+            return ""
+        classes.add(built)
+    return classes.pop() if len(classes) == 1 else ""
 
 
 _TRY_NODES = (ast.Try, getattr(ast, "TryStar", ast.Try))

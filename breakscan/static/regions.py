@@ -181,7 +181,11 @@ class RegionFinder:
         """What a compile target of `info` (written as `name`, `var.attr`, `Class()` or
         `self:Class.attr`, `self.attr` inside Class) runs; an attribute is a method or a
         submodule (its `forward`)."""
-        if target.endswith("()"):
+        if target.endswith("()"):  # `torch.compile(Net(d))`, `torch.compile(build_model(cfg))`
+            factory = self.index.lookup_function(info.qualify(target[:-2]))
+            if factory is not None:  # what the factory returns is compiled, not the factory
+                built = factory[1].returned_class
+                return self.resolve_name(built, _depth) if built else []
             return self.resolve_name(info.qualify(target[:-2]), _depth)
         if target.startswith("self:"):
             cls_name, _, attr = target[5:].partition(".")

@@ -1,0 +1,86 @@
+"""`torch.compile(build_model(cfg))` compiles what the factory returns, not the factory: the
+region is the `forward` of the class every `return` of the factory builds (`return Net(d)`, or
+`model = Net(d); return model`), and nothing of the factory's own body (its `print`, its
+`nn.Linear(...)` constructions) is reported. A factory that returns something else roots
+nothing. Checked with `breakscan run` on a user's script and package against Dynamo."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT, break_statuses, requires_torch, static_findings, write_files
+
+PACKAGE = {
+    "pkg/__init__.py": "",
+    "pkg/models.py": '''
+        import torch
+        from torch import nn
+
+
+        class Net(nn.Module):
+            def __init__(self, dim):
+                super().__init__()
+                self.lin = nn.Linear(dim, dim)
+
+            def forward(self, x):
+                h = self.lin(x)
+                if h.mean() > 0:
+                    h = h * 2
+                return h
+
+
+        def build_model(cfg):
+            print("building", cfg)
+            model = Net(cfg["dim"])
+            return model
+
+
+        def make_step(scale):
+            def step(x):
+                print("step")
+                return x * scale
+            return step
+        ''',
+    "train.py": '''
+        import torch
+
+        from pkg.models import build_model, make_step
+
+
+        def main():
+            model = torch.compile(build_model({"dim": 4}))
+            model(torch.randn(2, 4))
+            step = torch.compile(make_step(2.0))
+            step(torch.randn(2))
+
+
+        if __name__ == "__main__":
+            main()
+        ''',
+}
+
+
+def test_a_factory_call_compiles_what_it_returns(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line)
+             for f in static_findings(tmp_path, PACKAGE, regions="explicit")}
+    assert ("BRK101", "models.py", 13) in found, found  # Net.forward, what build_model returns
+    assert not {f for f in found if f[2] >= 17}, found  # nothing in the factories' bodies
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_agrees_on_factory_targets(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json",
+                           "-o", "report.json", "--exit-zero", "train.py"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    found = break_statuses(json.loads((tmp_path / "report.json").read_text())["findings"])
+    assert ("BRK101", "models.py", 13, "confirmed") in found, found
+    assert not {f for f in found if f[3] in ("refuted", "predicted")}, found
