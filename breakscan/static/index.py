@@ -230,6 +230,9 @@ class FunctionInfo:
     loop_attrs: dict[str, str] = field(default_factory=dict)  # `for layer in self.layers`: layer -> "layers"
     # a module-level factory: the class every `return` builds (`return Net(d)`, `m = Net(d); return m`)
     returned_class: str = ""
+    # a module-level factory of a closure: the qualname of the nested def every `return` gives
+    # (`def make(s): def step(x): ...; return step` -> "make.step")
+    returned_def: str = ""
 
 
 @dataclass
@@ -495,6 +498,9 @@ class _Indexer:
         blocks, yields = _collect_calls(self.info, fn, node.body, self, returned)
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
+            closure = _returned_def(node, returned) if not fn.returned_class else None
+            if closure is not None:  # indexed as a nested def, so `torch.compile(make(s))` can root it
+                fn.returned_def = self.nested_def(closure, qualname)
         if yields:  # in this def or a nested one: only its own make it a generator
             fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
         if blocks:
@@ -770,11 +776,24 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
-        elif returned is not None and (kind is ast.Return or (
+        elif returned is not None and (kind is ast.Return or kind is ast.FunctionDef or (
                 kind is ast.Assign and len(node.targets) == 1 and type(node.value) is ast.Call)):
             returned.append(node)
         stack.extend(child_nodes(node))
     return has_blocks, yields
+
+
+def _returned_def(node: ast.FunctionDef | ast.AsyncFunctionDef, found: list[ast.AST]) -> ast.FunctionDef | None:
+    """The def nested in `node` that every `return` of `node` itself gives by name (a closure
+    factory), or None. `found`: what _collect_calls collected (nested defs' returns included)."""
+    nested = {d.name for d in found if isinstance(d, ast.FunctionDef)}
+    if not any(isinstance(r, ast.Return) and isinstance(r.value, ast.Name) and r.value.id in nested for r in found):
+        return None
+    own = _own_nodes(node)
+    defs = {d.name: d for d in own if isinstance(d, ast.FunctionDef)}
+    names = {r.value.id if isinstance(r.value, ast.Name) else "" for r in own if isinstance(r, ast.Return)}
+    name = names.pop() if len(names) == 1 else ""
+    return defs.get(name) if sum(1 for d in own if isinstance(d, ast.FunctionDef) and d.name == name) == 1 else None
 
 
 def _returned_class(info: ModuleInfo, found: list[ast.AST]) -> str:

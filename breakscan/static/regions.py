@@ -184,7 +184,9 @@ class RegionFinder:
         if target.endswith("()"):  # `torch.compile(Net(d))`, `torch.compile(build_model(cfg))`
             factory = self.index.lookup_function(info.qualify(target[:-2]))
             if factory is not None:  # what the factory returns is compiled, not the factory
-                built = factory[1].returned_class
+                built, closure = factory[1].returned_class, factory[1].returned_def
+                if closure:  # `def make(s): def step(x): ...; return step`
+                    return self.resolve_name(f"{factory[0].name}.{closure}", _depth)
                 return self.resolve_name(built, _depth) if built else []
             return self.resolve_name(info.qualify(target[:-2]), _depth)
         if target.startswith("self:"):
