@@ -48,6 +48,18 @@ def cli_findings(project: Path, *args: str, cache: Path | None = None) -> list[d
     return json.loads(proc.stdout)["findings"]
 
 
+def run_findings(project: Path, script: str) -> list[dict]:
+    """Run `breakscan run --show-refuted SCRIPT` in `project` (its options before the script, which
+    takes the rest of the command line) with a JSON report and a cache inside `project`; return
+    the report's findings. Fails the test on a non-zero exit."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(project / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json",
+                           "-o", "report.json", "--exit-zero", script],
+                          cwd=project, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((project / "report.json").read_text())["findings"]
+
+
 def located(findings: list[dict]) -> set[tuple[str, str, int]]:
     """{(rule id, file name, line)}."""
     return {(f["rule_id"], Path(f["path"]).name, f["line"]) for f in findings}

@@ -6,14 +6,9 @@ region is the `forward` of the class every `return` of the factory builds (`retu
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
-
 import pytest
 
-from tests.conftest import ROOT, break_statuses, requires_torch, static_findings, write_files
+from tests.conftest import break_statuses, requires_torch, run_findings, static_findings, write_files
 
 PACKAGE = {
     "pkg/__init__.py": "",
@@ -77,12 +72,7 @@ def test_a_factory_call_compiles_what_it_returns(tmp_path):
 @requires_torch
 def test_dynamo_agrees_on_factory_targets(tmp_path):
     write_files(tmp_path, PACKAGE)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json",
-                           "-o", "report.json", "--exit-zero", "train.py"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr
-    found = break_statuses(json.loads((tmp_path / "report.json").read_text())["findings"])
+    found = break_statuses(run_findings(tmp_path, "train.py"))
     assert ("BRK101", "models.py", 13, "confirmed") in found, found
     assert ("BRK201", "models.py", 26, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found

@@ -9,12 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-import json
-import os
-import subprocess
-import sys
-
-from tests.conftest import ROOT, break_statuses, requires_torch, static_findings, write_files
+from tests.conftest import break_statuses, requires_torch, run_findings, static_findings, write_files
 
 TESTS = '''
 import unittest
@@ -99,12 +94,7 @@ def test_nested_compiled_defs_are_regions(tmp_path):
 @requires_torch
 def test_dynamo_confirms_breaks_in_nested_compiled_defs(tmp_path):
     write_files(tmp_path, {"test_misc.py": TESTS})
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json",
-                           "-o", "report.json", "--exit-zero", "test_misc.py"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr
-    found = break_statuses(json.loads((tmp_path / "report.json").read_text())["findings"])
+    found = break_statuses(run_findings(tmp_path, "test_misc.py"))
     for rule, line in (("BRK102", 12), ("BRK101", 19), ("BRK201", 29), ("BRK103", 44), ("BRK201", 54)):
         assert (rule, "test_misc.py", line, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "observed")}, found
