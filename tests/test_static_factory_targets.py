@@ -76,3 +76,84 @@ def test_dynamo_agrees_on_factory_targets(tmp_path):
     assert ("BRK101", "models.py", 13, "confirmed") in found, found
     assert ("BRK201", "models.py", 26, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found
+
+
+# An instance a factory builds: `model = build()` at module level (its methods called from a
+# compiled function) and `net = build(); net = torch.compile(net)` in a function.
+BUILT = {
+    "shop/__init__.py": "",
+    "shop/nets.py": '''
+        import math
+
+        import torch
+        from torch import nn
+
+        from .masks import lengths_to_mask
+
+
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = nn.Linear(4, 4)
+
+            def forward(self, x):
+                h = self.lin(x)
+                return h * math.sqrt(h.var())
+
+            def pooled(self, x, lengths):
+                mask = lengths_to_mask(lengths)
+                return (self.lin(x) * mask[..., None]).sum(1)
+
+
+        def build():
+            return Net()
+        ''',
+    "shop/masks.py": '''
+        import torch
+
+
+        def lengths_to_mask(lengths):
+            width = int(lengths.max())
+            return torch.arange(width)[None, :] < lengths[:, None]
+        ''',
+    "run.py": '''
+        import torch
+
+        from shop.nets import build
+
+        model = build()
+
+
+        @torch.compile
+        def pool(x, lengths):
+            return model.pooled(x, lengths)
+
+
+        def main():
+            pool(torch.randn(2, 3, 4), torch.tensor([3, 2]))
+            net = build()
+            net = torch.compile(net)
+            net(torch.randn(2, 4))
+
+
+        if __name__ == "__main__":
+            main()
+        ''',
+}
+
+
+def test_an_instance_a_factory_builds_is_resolved(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line)
+             for f in static_findings(tmp_path, BUILT, regions="explicit")}
+    assert ("BRK104", "masks.py", 6) in found, found  # model.pooled -> lengths_to_mask, from `model = build()`
+    assert ("BRK104", "nets.py", 17) in found, found  # Net.forward, compiled as `net = build()`
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_agrees_on_instances_a_factory_builds(tmp_path):
+    write_files(tmp_path, BUILT)
+    found = break_statuses(run_findings(tmp_path, "run.py"))
+    assert ("BRK104", "masks.py", 6, "confirmed") in found, found
+    assert ("BRK104", "nets.py", 17, "confirmed") in found, found
+    assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found

@@ -269,6 +269,7 @@ class ModuleInfo:
     disallowed: set[str] = field(default_factory=set)  # torch functions given to disallow_in_graph (process-wide)
     rebound_globals: set[str] = field(default_factory=set)  # module scalars that get re-bound
     var_classes: dict[str, str] = field(default_factory=dict)  # `model = Model()` anywhere
+    var_factory_calls: dict[str, str] = field(default_factory=dict)  # `model = build(cfg)` anywhere -> `pkg.build`
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
@@ -279,6 +280,8 @@ class ModuleInfo:
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     # module_globals: `model = Net()` (bound once) -> the called class, qualified; a module when it is one
     global_instances: dict[str, str] = field(default_factory=dict)
+    # module_globals: `model = build(cfg)` (bound once) -> the called function, qualified (ProjectIndex.built_class)
+    global_factory_calls: dict[str, str] = field(default_factory=dict)
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
     # `OptTensor = Optional[Tensor]`: module-level type aliases -> their source ("" when bound twice differently)
     type_aliases: dict[str, str] = field(default_factory=dict)
@@ -660,6 +663,10 @@ class _Indexer:
                     for t in node.targets:
                         if isinstance(t, ast.Name):
                             self.info.var_classes[t.id] = self.info.qualify(name)
+                elif factory := factory_call(self.info, node.value):  # what it returns: known in phase B
+                    for t in node.targets:
+                        if isinstance(t, ast.Name):
+                            self.info.var_factory_calls[t.id] = factory
                 compiled = self.compiled_expr(node.value)
                 text = self.compile_target(compiled, cls) if compiled is not None else None
                 if text and scope and local_defs.get(scope, {}).get(text) is not None:
@@ -1057,6 +1064,18 @@ def instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
     return None
 
 
+def factory_call(info: ModuleInfo, value: ast.Call) -> str:
+    """The qualified function a call of a module-level or imported function calls (`build(cfg)`,
+    `models.build(cfg).to(dev)`), for ProjectIndex.built_class; "" for methods, builtins and
+    classes."""
+    value = module_expr(info, value)  # type: ignore[assignment]
+    name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
+    head = name.partition(".")[0] if name else ""
+    if not name or name.rpartition(".")[2][:1].isupper() or (head not in info.functions and head not in info.imports):
+        return ""
+    return info.qualify(name)
+
+
 def _note_loop_target(loop: ast.For | ast.AsyncFor, loop_attrs: dict[str, str]) -> None:
     """Record the loop variable of `for v in self.X`, `for v in self.X[a:b]` and
     `for i, v in enumerate(self.X)`: its elements are the submodules `__init__` put in `self.X`
@@ -1358,11 +1377,20 @@ class ProjectIndex:
             mod, var = hit
             if var in mod.global_instances:
                 return self.method(mod.global_instances[var], meth)
+            if var in mod.global_factory_calls:  # `model = build(cfg)`: the class build returns
+                built = self.built_class(mod.global_factory_calls[var])
+                return self.method(built, meth) if built else None
             target = mod.imports.get(var)
             if not target or target == f"{mod.name}.{var}":
                 return None
             hit = self._split(target)
         return None
+
+    def built_class(self, factory_qualname: str) -> str:
+        """The qualified project class that calling the function `factory_qualname` builds
+        (FunctionInfo.returned_class: every `return` builds it); "" when unknown."""
+        found = self.lookup_function(factory_qualname)
+        return found[1].returned_class if found is not None else ""
 
     def numeric_attrs(self, cls_qualname: str) -> set[str]:
         """Attributes `__init__` binds to int/float literals, including project bases."""

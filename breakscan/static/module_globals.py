@@ -46,7 +46,7 @@ def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> No
     function of the module declares `global`. Call after the functions are indexed (their
     `attr_stores` and `calls` are read). Cost: the module-level statements, plus one walk of the
     tree only when a global list or dict of tensors exists (to see it changed in place)."""
-    from breakscan.static.index import instance_class  # index imports this module
+    from breakscan.static.index import factory_call, instance_class  # index imports this module
 
     counts: Counter[str] = Counter()
     single: dict[str, ast.expr] = {}
@@ -61,6 +61,8 @@ def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> No
             kinds[name] = kind
         elif isinstance(value, ast.Call) and (cls := instance_class(info, value)):
             info.global_instances[name] = cls  # `model = Net().to(device)`: a module if Net is one
+        elif isinstance(value, ast.Call) and (factory := factory_call(info, value)):
+            info.global_factory_calls[name] = factory  # `model = build(cfg)`
     # A list/dict of Python values says little; dropping it spares the walk for in-place changes.
     containers = {n for n in kinds if isinstance(single[n], (ast.List, ast.Dict, ast.Set))}
     for name in [n for n in containers if kinds[n] == "scalar"]:

@@ -194,8 +194,9 @@ class RegionFinder:
             owner = info.classes.get(cls_name)
             return self.resolve_call(info, owner, CallRef("self", attr)) if owner else []
         head, _, attr = target.partition(".")
-        if head in info.var_classes:
-            cls_q = info.var_classes[head]
+        cls_q = info.var_classes.get(head) or (
+            self.index.built_class(info.var_factory_calls[head]) if head in info.var_factory_calls else "")
+        if cls_q:  # `model = Net(d)`, or `model = build(cfg)` with build returning a Net
             if attr in ("", "forward"):  # a module's `forward`; an instance of another class: its `__call__`
                 found = self.index.method(cls_q, "forward") or (self.instance_call(cls_q) if not attr else None)
                 return [found] if found else []

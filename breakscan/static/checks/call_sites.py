@@ -127,13 +127,13 @@ def _passed_literal(node: cst.FunctionDef, sites: list, name: str) -> bool:
     """Whether every call in `sites` (a call, or the argument tuple RootCalls took for one) passes
     a literal (`_is_literal`) as parameter `name` of `node`."""
     positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    i = positional.index(name) if name in positional else -1
     for call, _ in sites:
         if isinstance(call, cst.Call):
             values = [a.value for a in call.args if a.keyword is None]
             by_keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
         else:
             values, by_keyword = [e.value for e in call.elements], {}
-        i = positional.index(name) if name in positional else -1
         expr = values[i] if 0 <= i < len(values) else by_keyword.get(name)
         if expr is None or not _is_literal(expr):
             return False
@@ -463,15 +463,12 @@ class CallSiteInference(CheckBase):
                 and receiver.value.value == "self" and cls is not None:
             classes = self.index.class_attr_kinds(cls.qualname)[2].get(receiver.attr.value, ())
             found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
-        elif isinstance(receiver, cst.Name) and receiver.value not in self.env_names():
+        elif isinstance(receiver, cst.Name) and (self.env is None or receiver.value not in self.env.names):
+            # a local of the scope shadows a module-level instance
             found = self.index.instance_method(self.info.qualify(f"{receiver.value}.{func.attr.value}"))
         if found is not None and found[0].name == self.info.name:
             return found[2].qualname, found[1]
         return None
-
-    def env_names(self) -> dict[str, T]:
-        """The names bound in the scope being walked (a local shadows a module-level instance)."""
-        return self.env.names if self.env is not None else {}
 
     def _return_kind(self, call: cst.Call, env: TypeEnv | None = None) -> T:
         """The joined kind of what a called project function returns (UNKNOWN if recursive);
