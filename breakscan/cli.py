@@ -263,9 +263,11 @@ def _attach_fixes(report, catalog, fixed: list, verbose: bool, output_format: "F
     """Give fixable findings their rewrite (terminal `[*]`, SARIF `fixes`, HTML: the formats that show
     them); record `--fix`'s work. `--quiet` text (the pre-commit hook) skips it: working out
     rewrites resolves libcst positions, which costs more than the scan of a small commit.
-    With `cache`, rewrites of unchanged files come from the result cache (no libcst)."""
+    A run cut short by Ctrl-C skips them too (the user asked to stop). With `cache`, rewrites of unchanged files come from the result cache (no libcst)."""
     report.fixed = fixed
     if output_format not in (Format.text, Format.sarif, Format.html) or (quiet and output_format is Format.text):
+        return
+    if report.interrupted is not None:  # Ctrl-C asked for a prompt stop: report what was found, without rewrites
         return
     from breakscan.fix import attach_rewrites
     from breakscan.static.cache import Cache
