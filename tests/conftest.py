@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,13 @@ def write_files(tmp_path: Path, files: dict[str, str]) -> list[Path]:
         path.write_text(textwrap.dedent(source), encoding="utf-8")
         paths.append(path)
     return paths
+
+
+def default_sigint() -> None:
+    """`preexec_fn` for a child a test sends Ctrl-C: SIGINT back to its default disposition. A
+    non-interactive shell starts background jobs with SIGINT ignored (`pytest ... &` in a CI
+    script), children inherit that, and Python then installs no KeyboardInterrupt handler."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def cli_findings(project: Path, *args: str, cache: Path | None = None) -> list[dict]:

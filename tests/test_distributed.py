@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from breakscan.catalog import load_catalog
-from tests.conftest import ROOT, requires_torch
+from tests.conftest import ROOT, default_sigint, requires_torch
 
 pytestmark = [pytest.mark.distributed, pytest.mark.dynamic, requires_torch]
 
@@ -230,7 +230,7 @@ def test_ctrl_c_stops_every_rank_and_keeps_the_findings(tmp_path: Path) -> None:
         proc = subprocess.Popen([sys.executable, "-m", "breakscan", "run", "--nproc-per-node", "2", "-f", "json",
                                  "-o", str(out), "train.py", str(tmp_path), "sleep"], cwd=tmp_path, env=env,
                                 stdout=subprocess.DEVNULL, stderr=err, stdin=subprocess.DEVNULL,
-                                start_new_session=True)
+                                start_new_session=True, preexec_fn=default_sigint)
     try:
         markers = [tmp_path / "rank0.pid", tmp_path / "rank1.pid"]
         end = time.monotonic() + 120

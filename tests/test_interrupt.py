@@ -25,7 +25,7 @@ from breakscan.catalog import load_catalog
 from breakscan.findings import Finding, Interruption, Kind, Report, Status
 from breakscan.report import github, sarif, terminal
 from breakscan.report import json as json_report
-from tests.conftest import ROOT, requires_torch
+from tests.conftest import ROOT, default_sigint, requires_torch
 
 PROMPT_S = 8.0  # from Ctrl-C to breakscan's exit, with room for a loaded 2-core host
 
@@ -40,7 +40,8 @@ def start(args: list[str], cwd: Path) -> tuple[subprocess.Popen[bytes], Path, Pa
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "COLUMNS": "200", "PYTHONFAULTHANDLER": "1"}
     with open(out, "wb") as o, open(err, "wb") as e:
         proc = subprocess.Popen([sys.executable, "-m", "breakscan", *args], cwd=cwd, env=env, stdout=o,
-                                stderr=e, stdin=subprocess.DEVNULL, start_new_session=True)
+                                stderr=e, stdin=subprocess.DEVNULL, start_new_session=True,
+                                preexec_fn=default_sigint)
     STDERR[proc.pid] = err
     return proc, out, err
 
@@ -313,7 +314,7 @@ def test_a_ctrl_c_landing_in_code_run_by_exec_still_exits_130(tmp_path: Path) ->
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     # As `python -m breakscan` runs: `-c` and script files exit through another path, unaffected.
     done = subprocess.run([sys.executable, "-m", "interrupted_cli"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
+                          capture_output=True, text=True, timeout=60, preexec_fn=default_sigint)
     assert done.returncode == 130, done.stderr
 
 
@@ -338,7 +339,7 @@ def test_ctrl_c_while_workers_send_their_results_does_not_hang(tmp_path: Path) -
         """)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen([sys.executable, "-c", script], cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, preexec_fn=default_sigint)
     try:
         stdout, stderr = proc.communicate(timeout=60)
     except subprocess.TimeoutExpired:
