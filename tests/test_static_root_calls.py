@@ -3,8 +3,8 @@ its module makes of it say otherwise: `fn(torch.ones(3), 3)` makes the second pa
 int, so `range(n)` is traced, not a break (measured on 2.13). A tensor passed at every call is a
 tensor for sure, so rules that spare convention-only tensors (BRK259 on `2 in ids`) report it.
 Calls through a compiled alias, in `main()`, at module level and `yield fn, (args)` in
-`breakscan_examples` all count; a function another module imports, or uses other than by a call,
-keeps the convention."""
+`breakscan_examples` all count, in its module and in the modules importing it; a function used
+other than by a call keeps the convention."""
 
 from __future__ import annotations
 
@@ -75,10 +75,12 @@ def test_calls_of_a_compiled_function_give_its_parameters(tmp_path):
     assert 27 in _lines(found, "BRK107"), found  # an int at one call, a tensor at another: the convention
 
 
-def test_a_function_imported_elsewhere_keeps_the_convention(tmp_path):
-    files = {"script.py": SCRIPT, "other.py": "from script import repeat\n\nrepeat(None, None, None)\n"}
-    found = static_findings(tmp_path, files, regions="explicit")
-    assert 7 in _lines([f for f in found if f.path.endswith("script.py")], "BRK107"), found
+OTHER = "import torch\nfrom script import repeat\n\nrepeat(torch.ones(3), torch.tensor(2), True)\n"
+
+
+def test_the_calls_of_an_importing_module_count_too(tmp_path):
+    found = static_findings(tmp_path, {"script.py": SCRIPT, "other.py": OTHER}, regions="explicit")
+    assert 7 in _lines([f for f in found if f.path.endswith("script.py")], "BRK107"), found  # int and tensor
 
 
 def test_a_function_passed_as_a_value_keeps_the_convention(tmp_path):
@@ -98,13 +100,13 @@ def test_dynamo_agrees_with_the_kinds_calls_pass(tmp_path):
 
 
 def test_cache_sees_a_new_importer(tmp_path):
-    """A module that starts importing the compiled function turns the call-site kinds off: the
-    cached findings of script.py must not be reused."""
+    """A module that starts importing and calling the compiled function with a tensor changes its
+    parameter's kind: the cached findings of script.py must not be reused."""
     write_files(tmp_path, {"script.py": SCRIPT, "other.py": "import os\n"})
     cache = tmp_path / "cache"
     first = cli_findings(tmp_path, "check", ".", "--no-dynamic", cache=cache)
     assert not any(f["rule_id"] == "BRK107" and f["line"] == 7 for f in first), first
-    write_files(tmp_path, {"other.py": "import os\nfrom script import repeat\n"})
+    write_files(tmp_path, {"other.py": OTHER})
     second = cli_findings(tmp_path, "check", ".", "--no-dynamic", cache=cache)
     assert any(f["rule_id"] == "BRK107" and f["line"] == 7 for f in second), second
 

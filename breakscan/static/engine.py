@@ -395,27 +395,39 @@ def _nested_def(functions: dict, qualname: str, occurrence: int) -> cst.Function
     return found[occurrence] if occurrence < len(found) else None
 
 
+def _importer_inputs(regions: list[Region], index: ProjectIndex, digests: dict[str, str]) -> list:
+    """What root_call_kinds reads of the modules importing a file's module: the calls they make of
+    its compiled module-level functions, so their digests when it has such a root (their names
+    otherwise: a module that gains an importer may be read differently)."""
+    importers = sorted(index.importers(regions[0].module.name))
+    if not any(len(r.chain) <= 1 and r.cls is None and "." not in r.function.qualname for r in regions):
+        return importers
+    return [(name, digests.get(str(index.modules[name].path), "")) for name in importers if name in index.modules]
+
+
 def _region_visitor(module: cst.Module, source: str, regions: list[Region], index: ProjectIndex,
-                    rules: RuleIndex, callers=None):
+                    rules: RuleIndex, callers=None, info: ModuleInfo | None = None):
     """(a RegionVisitor over `module`'s region functions, those functions' (Region, node) pairs);
-    `regions` is not empty."""
+    `info`: the module's index entry, needed only when `regions` is empty."""
     from breakscan.static.checks import RegionVisitor
 
     functions, pairs = _region_nodes(module, regions)
-    visitor = RegionVisitor(regions[0].module, index, {id(node): region for region, node in pairs}, rules,
-                            functions, source, callers)
+    visitor = RegionVisitor(regions[0].module if regions else info, index,
+                            {id(node): region for region, node in pairs}, rules, functions, source, callers)
     visitor.module_tree = module  # the calls of its compiled functions (CallSiteInference.root_call_kinds)
     return visitor, pairs
 
 
 def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules: RuleIndex):
-    """A RegionVisitor of another file holding traced calls (`regions`: its region functions),
-    for the call-site inference of the file being checked; None if it cannot be read or parsed.
-    Runs inside run_deep already, so it parses with libcst directly (parse_file would call
-    run_deep again and wait on its non-reentrant lock)."""
+    """A RegionVisitor of another file holding traced calls (`regions`: its region functions), or
+    calls of a compiled function it imports (a file without regions, `train.py`), for the
+    call-site inference of the file being checked; None if it cannot be read or parsed, or is not
+    indexed. Runs inside run_deep already, so it parses with libcst directly (parse_file would
+    call run_deep again and wait on its non-reentrant lock)."""
     import libcst as cst
 
-    if not regions:
+    info = regions[0].module if regions else index.module_at(path)
+    if info is None:
         return None
     kept = _shared_tree(Path(path))
     if kept is None:
@@ -428,7 +440,7 @@ def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules:
             return None
         kept = _Parsed(Path(path), _decode(data, module.encoding), module, data)
         _share(kept)
-    return _region_visitor(kept.module, kept.source, regions, index, rules)[0]
+    return _region_visitor(kept.module, kept.source, regions, index, rules, info=info)[0]
 
 
 # The trees of files holding traced calls of other files' functions, shared by the two uses a
@@ -744,8 +756,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
                               extra=(sorted((r.key, settings[r.key]) for r in file_regions),
-                                     # whether root_call_kinds may read the module's own calls
-                                     sorted(index.importers(file_regions[0].module.name)),
+                                     _importer_inputs(file_regions, index, digests),
                                      _caller_inputs(file_regions, callers, regions, digests),
                                      _callee_inputs(path_text, file_regions, callers, calls_into, digests))
                               ) if cache else ""

@@ -1243,6 +1243,7 @@ class ProjectIndex:
     compiling_helpers: set[str] = field(default_factory=set)  # qualified names
     _bound_markers: dict[str, str] | None = None  # _marked_by_factory, cached until the next add
     _importers: dict[str, frozenset[str]] | None = None  # importers(), cached until the next add
+    _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -1258,6 +1259,7 @@ class ProjectIndex:
         self.compiling_helpers |= {f"{info.name}.{n}" for n in info.compiling_helpers}
         self._bound_markers = None  # worked out again over the whole project on next use
         self._importers = None
+        self._by_path = None
 
     def _marked_by_factory(self) -> dict[str, str]:
         """Names bound to what a project factory returns when it wraps a function in a trace
@@ -1364,6 +1366,12 @@ class ProjectIndex:
                     found.setdefault(target.rpartition(".")[0], set()).add(info.name)
             self._importers = {name: frozenset(users) for name, users in found.items()}
         return self._importers.get(module, frozenset()) - {module}
+
+    def module_at(self, path: str) -> ModuleInfo | None:
+        """The module indexed from file `path` (as `str(info.path)` spells it), or None."""
+        if self._by_path is None:
+            self._by_path = {str(info.path): info for info in self.modules.values()}
+        return self._by_path.get(path)
 
     def instance_method(self, qualname: str) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
         """`pkg.mod.model.embed`: method `embed` of the project class a module-level name is bound

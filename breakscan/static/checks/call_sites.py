@@ -140,36 +140,40 @@ def _passed_literal(node: cst.FunctionDef, sites: list, name: str) -> bool:
     return True
 
 
-def compiled_name(value: cst.BaseExpression) -> cst.Name | None:
+def compiled_name(value: cst.BaseExpression) -> cst.Name | cst.Attribute | None:
     """The function name a compile call applies to: `torch.compile(fn, ...)`,
     `torch.compile(backend=...)(fn)`, `torch._dynamo.optimize("eager")(fn)`,
-    `torch._dynamo.explain(fn)`; None otherwise."""
+    `torch._dynamo.explain(fn)`, also dotted (`torch.compile(engine.step)`); None otherwise."""
     if not isinstance(value, cst.Call) or not value.args or value.args[0].keyword is not None:
         return None
     func = value.func
     callee = dotted_name(func.func) if isinstance(func, cst.Call) else dotted_name(func)
     first = value.args[0].value
-    return first if (callee or "").endswith(("compile", "optimize", "explain")) and isinstance(first, cst.Name) else None
+    return first if (callee or "").endswith(("compile", "optimize", "explain")) \
+        and isinstance(first, (cst.Name, cst.Attribute)) else None
 
 
 class RootCalls(cst.CSTVisitor):
-    """The calls a module makes of its own module-level functions, in one pass over the whole
-    module (module-level statements included): `sites[function]` lists `(call, outermost
-    enclosing def or None)` for `name(...)`, where `name` is the function or a compiled alias of
-    it (`fast = torch.compile(step)`). `escaped` holds the functions also used any other way
-    (passed as a value, yielded to breakscan_examples, rebound, a nested def of that name): some
-    of their calls cannot be seen here."""
+    """The calls a module makes of module-level functions, in one pass over the whole module
+    (module-level statements included): `sites[function]` lists `(call, outermost enclosing def
+    or None)` for `name(...)`, where `name` is the function, a compiled alias of it (`fast =
+    torch.compile(step)`) or, in a module that imports it, its imported name (`step(...)`,
+    `engine.step(...)`). `escaped` holds the functions also used any other way (passed as a
+    value, yielded to breakscan_examples, rebound, a nested def of that name): some of their
+    calls cannot be seen here."""
 
     def __init__(self, names: dict[str, str], enclosing: cst.FunctionDef | None = None) -> None:
-        """`names`: callable name -> the function it runs (itself, or an alias's target);
-        `enclosing`: the def whose body is walked (a nested function's calls), None: a module."""
+        """`names`: callable name, plain or dotted -> the function it runs (itself, or an alias's
+        target); `enclosing`: the def whose body is walked (a nested function's calls), None: a
+        module."""
         self.names = names
         self.enclosing = enclosing
         # a call, or the argument tuple of a `yield fn, (args)` in breakscan_examples
         self.sites: dict[str, list[tuple[cst.Call | cst.Tuple | cst.List, cst.FunctionDef | None]]] = {}
         self.escaped: set[str] = set()
         self._defs: list[cst.FunctionDef] = []
-        self._allowed: set[int] = set()  # Name nodes that are a callee, a def's name or an alias binding
+        self._allowed: set[int] = set()  # Name/Attribute nodes that are a callee, a def's name or an alias binding
+        self._dotted = any("." in name for name in names)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._allowed.add(id(node.name))
@@ -191,10 +195,12 @@ class RootCalls(cst.CSTVisitor):
             self._allowed.add(id(compiled))  # compiling it is not a use the calls miss
         if isinstance(func, cst.Call):  # `torch.compile(fn, backend="eager")(x, 3)`
             func = compiled_name(func)  # type: ignore[assignment]
-        if isinstance(func, cst.Name) and func.value in self.names:
+        name = func.value if isinstance(func, cst.Name) else \
+            dotted_name(func) if self._dotted and isinstance(func, cst.Attribute) else None
+        if name in self.names:
             self._allowed.add(id(func))
             caller = self._defs[0] if self._defs else self.enclosing
-            self.sites.setdefault(self.names[func.value], []).append((node, caller))
+            self.sites.setdefault(self.names[name], []).append((node, caller))
 
     def visit_Yield(self, node: cst.Yield) -> None:
         """`yield fn, (x, 3)` in `breakscan_examples`: the dynamic pass calls `fn(x, 3)`; the
@@ -209,9 +215,19 @@ class RootCalls(cst.CSTVisitor):
             self._allowed.add(id(value.elements[0].value))
             self.sites.setdefault(self.names[value.elements[0].value.value], []).append((args, self._defs[0]))
 
+    def visit_Import(self, node: cst.Import) -> bool:
+        return False  # `import pkg.engine` binds a name; it is no use of the function
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> bool:
+        return False  # `from .engine import step`: the importer's binding, its calls follow
+
     def visit_Name(self, node: cst.Name) -> None:
         if node.value in self.names and id(node) not in self._allowed:
             self.escaped.add(self.names[node.value])
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self._dotted and id(node) not in self._allowed and (name := dotted_name(node)) in self.names:
+            self.escaped.add(self.names[name])
 
 
 class ArgKinds(Binder):
@@ -696,8 +712,7 @@ class CallSiteInference(CheckBase):
             finder = self._nested_root_calls(qualname, node) if node is not None else None
         else:
             node = self.functions.get((qualname, 0))
-            if node is None or (qualname, 1) in self.functions or self.module_tree is None \
-                    or self.index.importers(self.info.name):
+            if node is None or (qualname, 1) in self.functions or self.module_tree is None:
                 return {}
             if self._root_calls is None:
                 names = {name: name for name, _ in self.functions if "." not in name}
@@ -705,10 +720,12 @@ class CallSiteInference(CheckBase):
                 self._root_calls = RootCalls(names)
                 walk(self.module_tree, self._root_calls)
             finder = self._root_calls
-        calls = finder.sites.get(qualname) if finder is not None else None
-        if not calls or node is None or qualname in finder.escaped:  # type: ignore[union-attr]
+        if node is None or finder is None or qualname in finder.escaped:
             return {}
-        found = self._root_sites(node, calls)
+        found = self._root_sites(node, finder.sites.get(qualname, []))
+        if found is not None and "." not in qualname and self.index.importers(self.info.name):
+            imported = self._imported_root_sites(qualname, node)
+            found = found + imported if imported is not None else None
         if not found:
             return {}
         joined = self._join_sites(node, qualname, set(), found, method=False)
@@ -720,6 +737,37 @@ class CallSiteInference(CheckBase):
                                       if kind not in (T.SCALAR, T.SHAPE) or name not in objects
                                       or _passed_literal(node, found, name)}
         return self._root_kinds[qualname]
+
+    def _imported_root_sites(self, qualname: str, node: cst.FunctionDef) -> list | None:
+        """`_root_sites` of the calls that the scanned modules importing this one make of its
+        module-level function `qualname` (`from .engine import train_step` then `train_step(m,
+        batch, step)`, `engine.train_step(...)`, or through a compiled alias), each module read
+        through ProjectCallers; None when one of them cannot be read, uses the function other than
+        by calling it, or calls it where ArgKinds cannot see."""
+        peers = self.project_callers or self.peer_files()
+        if peers is None:
+            return None
+        target = f"{self.info.name}.{qualname}"
+        found: list = []
+        for module in sorted(self.index.importers(self.info.name)):
+            info = self.index.modules.get(module)
+            if info is None:
+                return None
+            names = {f"{local}{target[len(imported):]}": qualname for local, imported in info.imports.items()
+                     if target == imported or target.startswith(imported + ".")}
+            names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
+            if not names:
+                continue  # it imports other names of this module
+            other = peers.visitor(str(info.path))
+            if other is None or other.module_tree is None:
+                return None
+            finder = RootCalls(names)
+            walk(other.module_tree, finder)
+            sites = other._root_sites(node, finder.sites.get(qualname, [])) if qualname not in finder.escaped else None
+            if sites is None:
+                return None
+            found += sites
+        return found
 
     def _nested_root_calls(self, qualname: str, node: cst.FunctionDef) -> RootCalls | None:
         """RootCalls over the body of the def that `node` (qualified `qualname`) is nested in,
