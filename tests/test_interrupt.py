@@ -418,3 +418,23 @@ def test_a_sigint_sent_to_the_child_directly_is_that_targets_error_and_the_pass_
     [error] = [f for f in report["findings"] if f["rule_id"] == "BRK903"]
     assert "interrupted by a SIGINT sent to it directly" in error["message"]
     assert error["entry"] == "model.py:interrupt_myself"
+
+
+def test_an_interrupted_report_gets_no_rewrites(tmp_path: Path) -> None:
+    """After a Ctrl-C the CLI reports at once: the fixable findings' rewrites (which resolve libcst
+    positions file by file) are not worked out; the same findings uninterrupted get theirs."""
+    from breakscan import cli
+    from breakscan.static.engine import scan_files
+
+    model = tmp_path / "model.py"
+    model.write_text('import torch\n\n\n@torch.compile\ndef scale(x):\n    print("scaling")\n    return x * 2\n')
+    catalog = load_catalog()
+    found = scan_files([model], list(catalog.values())).findings
+    assert [f.rule_id for f in found] == ["BRK201"]
+    note = Interruption(signal="SIGINT", exit_code=130, message="Interrupted by SIGINT during the dynamic pass.")
+    plain = Report(root=tmp_path, findings=list(found))
+    cut = Report(root=tmp_path, findings=list(found), interrupted=note)
+    for report in (plain, cut):
+        cli._attach_fixes(report, catalog, [], False, cli.Format.sarif)
+    assert plain.findings[0].rewrite is not None
+    assert cut.findings[0].rewrite is None
