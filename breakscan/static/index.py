@@ -530,7 +530,10 @@ class _Indexer:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
                 self.info.compiling_helpers.add(node.name)
-            marker = _returns_marker(self.info, node)
+            # only a def whose returns (collected above, nested defs' included) wrap a call in a
+            # marker is walked again for its own returns
+            marker = _returns_marker(self.info, node) if any(
+                _marker_return(self.info, r) for r in returned or () if isinstance(r, ast.Return)) else None
             if marker:
                 self.info.marker_returns[node.name] = marker
             if node.name == "breakscan_examples":
@@ -1182,17 +1185,19 @@ def _references_module(info: ModuleInfo, comp: ast.AST) -> bool:
 def _returns_marker(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
     """The trace_marker of what `node` returns when every `return` of its own code wraps a
     function in one (`return torch.compiler.disable(fn)`, `disable(recursive=False)(fn)`)."""
-    markers = set()
-    for sub in _own_nodes(node):
-        if isinstance(sub, ast.Return):
-            value = sub.value
-            marker = None
-            if isinstance(value, ast.Call) and (value.args or value.keywords):
-                marker = trace_marker(info, value)
-                if marker is None and isinstance(value.func, ast.Call) and value.args:
-                    marker = trace_marker(info, value.func)
-            markers.add(marker)
+    markers = {_marker_return(info, sub) for sub in _own_nodes(node) if isinstance(sub, ast.Return)}
     return markers.pop() if len(markers) == 1 else None
+
+
+def _marker_return(info: ModuleInfo, ret: ast.Return) -> str | None:
+    """The trace_marker a `return` wraps its value in (`return disable(fn)`), or None."""
+    value = ret.value
+    marker = None
+    if isinstance(value, ast.Call) and (value.args or value.keywords):
+        marker = trace_marker(info, value)
+        if marker is None and isinstance(value.func, ast.Call) and value.args:
+            marker = trace_marker(info, value.func)
+    return marker
 
 
 def _closes_over(comp: ast.AST, held: set[str]) -> bool:
