@@ -554,7 +554,7 @@ def module_types(name: str, module) -> list:
                     tuple(sorted(cls.numeric_attrs)), tuple(sorted(cls.buffer_attrs)), tuple(sorted((k, tuple(v)) for k, v in cls.submodules.items())),
                     tuple(sorted((k, tuple(v)) for k, v in cls.callable_attrs.items()))))
     out.append((name, tuple(sorted(module.disabled)), tuple(sorted(module.disallowed)),
-                tuple(sorted(module.marker_returns.items())),
+                tuple(sorted(module.marker_returns.items())), tuple(module.constructions),
                 shared_kinds(module), tuple(sorted(module.foreign_stores)),
                 # return annotations: a caller's inferred kinds take them (call_sites._annotated_return)
                 tuple(sorted((f.qualname, f.returns) for f in module.functions.values() if f.returns)),

@@ -280,6 +280,8 @@ class ModuleInfo:
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     # module_globals: `model = Net()` (bound once) -> the called class, qualified; a module when it is one
     global_instances: dict[str, str] = field(default_factory=dict)
+    # `Compose([Flip(), Noise()])` anywhere: (class, argument position or keyword, classes built in that argument)
+    constructions: list[tuple[str, int | str, tuple[str, ...]]] = field(default_factory=list)
     # module_globals: `model = build(cfg)` (bound once) -> the called function, qualified (ProjectIndex.built_class)
     global_factory_calls: dict[str, str] = field(default_factory=dict)
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
@@ -554,6 +556,7 @@ class _Indexer:
                 self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
 
     def self_attrs(self, cls: ClassInfo, init: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        params = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)[1:]}
         for node in walk_nodes(init):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -562,7 +565,7 @@ class _Indexer:
                         if isinstance(node.value, ast.Call) and trace_marker(self.info, node.value):
                             self.mark(f"{cls.qualname}.{t.attr}", node.value)  # not traced: no submodule
                         else:
-                            self.record_attr(cls, t.attr, node.value)
+                            self.record_attr(cls, t.attr, node.value, params)
             elif isinstance(node, ast.Call):
                 name = ast_dotted(node.func) or ""
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
@@ -596,7 +599,17 @@ class _Indexer:
             if bound not in targets:
                 targets.append(bound)
 
-    def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST) -> None:
+    def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST, params: set[str] = frozenset()) -> None:
+        """What `self.<attr> = value` in `__init__` (parameters `params`) says of the attribute. A
+        parameter stored as is or wrapped (`nn.ModuleList(ops)`, `nn.Sequential(*blocks)`) is
+        recorded as "arg:<name>" among its submodules: the classes the project's calls pass
+        there (ProjectIndex.class_attr_kinds)."""
+        passed: list[str] = []
+        if params:
+            wrapped = value.args if isinstance(value, ast.Call) and len(value.args) == 1 else [value]
+            stored = [a.value if isinstance(a, ast.Starred) else a for a in wrapped]
+            if len(stored) == 1 and isinstance(stored[0], ast.Name) and stored[0].id in params:
+                passed = [f"arg:{stored[0].id}"]
         if isinstance(value, ast.Constant):
             cls.scalar_attrs.add(attr)
             if isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
@@ -611,8 +624,8 @@ class _Indexer:
                 return
         called = [self.info.qualify(n) for n in
                   (ast_dotted(c.func) for c in walk_nodes(value) if isinstance(c, ast.Call)) if n]
-        if called:
-            cls.submodules[attr] = called
+        if called or passed:
+            cls.submodules[attr] = passed + called
 
     def example_targets(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """The callables `breakscan_examples()` yields (`(fn, args)` / `(fn, args, kwargs)`):
@@ -765,6 +778,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 stack.extend(node.body if known else node.orelse)
                 continue
         elif kind is ast.Call:
+            if node.args or node.keywords:
+                note_construction(info, node)
             ref = call_ref(node)
             if ref is not None:
                 if loop_attrs and ref.kind == "name":
@@ -1067,6 +1082,35 @@ def instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
     return None
 
 
+_CONTAINER_ARGS = (ast.List, ast.Tuple, ast.Call, ast.Starred)
+
+
+def note_construction(info: ModuleInfo, call: ast.Call) -> None:
+    """Record in `info.constructions` the project-looking classes built inside each argument of a
+    class call (`Compose([Flip(), Noise(p=0.1)])`: Compose, 0, (Flip, Noise)), for the
+    submodules an `__init__` stores from its parameters (`self.ops = nn.ModuleList(ops)`,
+    ProjectIndex.class_attr_kinds). A starred argument ends the positions that can be told."""
+    func = call.func
+    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+    if not last[:1].isupper():
+        return
+    slots: list[tuple[int | str, ast.expr]] = []
+    for i, arg in enumerate(call.args):
+        if type(arg) is ast.Starred:
+            break
+        slots.append((i, arg))
+    slots += [(k.arg, k.value) for k in call.keywords if k.arg]
+    name = ""
+    for slot, value in slots:
+        if not isinstance(value, _CONTAINER_ARGS):
+            continue
+        built = tuple(dict.fromkeys(c for sub in walk_nodes(value) if type(sub) is ast.Call
+                                    and (c := instance_class(info, sub)) is not None))
+        if built:
+            name = name or info.qualify(ast_dotted(func) or last)
+            info.constructions.append((name, slot, built))
+
+
 def factory_call(info: ModuleInfo, value: ast.Call) -> str:
     """The qualified function a call of a module-level or imported function calls (`build(cfg)`,
     `models.build(cfg).to(dev)`), for ProjectIndex.built_class; "" for methods, builtins and
@@ -1232,6 +1276,11 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
     from breakscan.static.module_globals import collect as collect_globals
 
     collect_globals(info, tree, indexer.globals_declared)
+    for stmt in tree.body:  # module-level code (defs' bodies: _collect_calls)
+        if isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign, ast.If)):
+            for node in walk_nodes(stmt):
+                if type(node) is ast.Call and (node.args or node.keywords):
+                    note_construction(info, node)
     return info
 
 
@@ -1249,6 +1298,7 @@ class ProjectIndex:
     _bound_markers: dict[str, str] | None = None  # _marked_by_factory, cached until the next add
     _importers: dict[str, frozenset[str]] | None = None  # importers(), cached until the next add
     _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
+    _constructions: dict | None = None  # passed_classes(), cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -1265,6 +1315,7 @@ class ProjectIndex:
         self._bound_markers = None  # worked out again over the whole project on next use
         self._importers = None
         self._by_path = None
+        self._constructions = None
 
     def _marked_by_factory(self) -> dict[str, str]:
         """Names bound to what a project factory returns when it wraps a function in a trace
@@ -1399,6 +1450,28 @@ class ProjectIndex:
             hit = self._split(target)
         return None
 
+    def passed_classes(self, cls: ClassInfo, param: str) -> list[str]:
+        """The classes the project's calls of `cls` build in the argument for `__init__`'s
+        parameter `param` (ModuleInfo.constructions, by position or keyword), joined over every
+        call: `Compose([Flip(), Noise()])` -> [Flip, Noise] for `ops`."""
+        init = cls.methods.get("__init__")
+        if init is None:
+            return []
+        if self._constructions is None:
+            found: dict[str, list[tuple[int | str, tuple[str, ...]]]] = {}
+            for info in self.modules.values():
+                for name, slot, built in info.constructions:
+                    hit = self.lookup_class(name)  # `augs.Compose`, re-exported from `augs.ops`
+                    if hit is not None:
+                        found.setdefault(hit[1].qualname, []).append((slot, built))
+            self._constructions = found
+        position = init.params.index(param) - 1 if param in init.params else -2
+        out: dict[str, None] = {}
+        for slot, built in self._constructions.get(cls.qualname, ()):
+            if slot == param or slot == position:
+                out.update(dict.fromkeys(built))
+        return list(out)
+
     def built_class(self, factory_qualname: str) -> str:
         """The qualified project class that calling the function `factory_qualname` builds
         (FunctionInfo.returned_class: every `return` builds it); "" when unknown."""
@@ -1455,6 +1528,13 @@ class ProjectIndex:
             return set(), set(), {}
         _, cls = hit
         tensors, scalars, subs = set(cls.tensor_attrs), set(cls.scalar_attrs), dict(cls.submodules)
+        for attr, found in list(subs.items()):
+            if found and found[0].startswith("arg:"):  # `self.ops = nn.ModuleList(ops)`
+                resolved = [*self.passed_classes(cls, found[0][4:]), *found[1:]]
+                if resolved:
+                    subs[attr] = resolved
+                else:
+                    del subs[attr]
         for base in cls.bases:
             t, s, m = self.class_attr_kinds(base, _depth + 1)
             tensors |= t
