@@ -90,3 +90,17 @@ def test_cache_follows_the_importing_file(tmp_path):
     train.write_text(train.read_text().replace("fast_eval(x, 2)", "fast_eval(x, torch.tensor(2))"))
     second = cli_findings(tmp_path, "check", ".", "--no-dynamic", cache=cache)
     assert any(f["rule_id"] == "BRK107" and f["path"].endswith("engine.py") for f in second), second
+
+
+def test_more_importers_than_are_read_leave_the_convention(tmp_path):
+    from breakscan.static.checks.call_sites import IMPORTERS_READ_MAX
+
+    files = dict(PACKAGE)  # every importer passes an int: read, they would make `range(repeats)` traced
+    files.update({f"user{i}.py": "import torch\nfrom pkg.engine import eval_step\n\n"
+                                 "fast = torch.compile(eval_step)\nfast(torch.ones(2), 2)\n"
+                  for i in range(IMPORTERS_READ_MAX)})
+    found = _located(static_findings(tmp_path, files, regions="explicit"))
+    assert ("BRK107", 16) in found, found  # train.py and the others: one importer over the limit
+    del files["user0.py"]
+    found = _located(static_findings(tmp_path, files, regions="explicit"))
+    assert ("BRK107", 16) not in found, found

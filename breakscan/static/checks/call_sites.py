@@ -153,6 +153,9 @@ def compiled_name(value: cst.BaseExpression) -> cst.Name | cst.Attribute | None:
         and isinstance(first, (cst.Name, cst.Attribute)) else None
 
 
+IMPORTERS_READ_MAX = 8  # modules importing a compiled function whose calls root_call_kinds reads
+
+
 class RootCalls(cst.CSTVisitor):
     """The calls a module makes of module-level functions, in one pass over the whole module
     (module-level statements included): `sites[function]` lists `(call, outermost enclosing def
@@ -743,12 +746,14 @@ class CallSiteInference(CheckBase):
         module-level function `qualname` (`from .engine import train_step` then `train_step(m,
         batch, step)`, `engine.train_step(...)`, or through a compiled alias), each module read
         through ProjectCallers; None when one of them cannot be read, uses the function other than
-        by calling it, or calls it where ArgKinds cannot see."""
+        by calling it, or calls it where ArgKinds cannot see, and when more than
+        IMPORTERS_READ_MAX modules import it (each is parsed: the convention holds there)."""
         peers = self.project_callers or self.peer_files()
         if peers is None:
             return None
         target = f"{self.info.name}.{qualname}"
         found: list = []
+        read = 0
         for module in sorted(self.index.importers(self.info.name)):
             info = self.index.modules.get(module)
             if info is None:
@@ -758,7 +763,8 @@ class CallSiteInference(CheckBase):
             names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
             if not names:
                 continue  # it imports other names of this module
-            other = peers.visitor(str(info.path))
+            read += 1
+            other = peers.visitor(str(info.path)) if read <= IMPORTERS_READ_MAX else None
             if other is None or other.module_tree is None:
                 return None
             finder = RootCalls(names)
