@@ -78,6 +78,14 @@ def break_statuses(findings: list[dict]) -> set[tuple[str, str, int, str]]:
     return {(*located([f]).pop(), f["status"]) for f in findings if f["kind"] in ("graph-break", "frame-fallback")}
 
 
+def assert_dynamo_confirms(found: set[tuple[str, str, int, str]], expected) -> None:
+    """Every (rule id, file name, line) of `expected` is among `found` (break_statuses) as
+    confirmed, and no break is refuted, left a prediction or only observed."""
+    for rule, name, line in expected:
+        assert (rule, name, line, "confirmed") in found, found
+    assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found
+
+
 def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = "modules"):
     """Run the static pass over snippet files with every catalog rule; return findings."""
     if isinstance(files, str):

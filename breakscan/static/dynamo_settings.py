@@ -415,19 +415,12 @@ class SettingsResolver:
 
     def _file_values(self, path: str) -> dict[str, Any]:
         values: dict[str, Any] = {}
-        info = self._module(path)
+        info = self.finder.index.module_at(path)
         settings = getattr(info, "dynamo", None) if info else None
         if settings:
             values.update(environment_settings(settings.env))
             _apply(values, settings.writes)
         return values
-
-    @functools.lru_cache(maxsize=None)  # noqa: B019 (one resolver per scan)
-    def _module(self, path: str):
-        for info in self.finder.index.modules.values():
-            if str(info.path) == path:
-                return info
-        return None
 
     def for_region(self, region) -> DynamoSettings:
         """The effective settings of a region function; with several roots of the root's name,
