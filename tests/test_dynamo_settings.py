@@ -366,3 +366,67 @@ def test_breakscan_run_applies_the_pyproject_table(tmp_path, table, expected):
                    capture_output=True, text=True, timeout=600)
     report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
     assert [(f["rule_id"], f["status"]) for f in report["findings"]] == expected
+
+
+IMPORTED_SETTINGS = {
+    "app/__init__.py": "",
+    "app/setup.py": """
+        import torch._dynamo
+
+        torch._dynamo.config.capture_scalar_outputs = True
+
+
+        def more_settings():
+            torch._dynamo.config.capture_dynamic_output_shape_ops = True
+        """,
+    "app/model.py": """
+        import torch
+
+
+        class Net(torch.nn.Module):
+            def forward(self, x):
+                scale = x.sum().item()
+                return x[torch.nonzero(x > 0).squeeze(1)] * scale
+        """,
+    "app/train.py": """
+        import torch
+
+        from . import setup
+        from .model import Net
+
+        net = torch.compile(Net(), backend="eager")
+
+
+        def main():
+            net(torch.randn(6))
+
+
+        if __name__ == "__main__":
+            main()
+        """,
+}
+
+
+def test_settings_written_at_import_of_a_module_the_compiling_file_imports(tmp_path):
+    """`from . import setup` runs setup's module-level config write before the compile, so
+    `.item()` is captured; the write inside `more_settings()` (never called) does not apply."""
+    _, report = scan(tmp_path, IMPORTED_SETTINGS, "--regions", "explicit")
+    assert [r for r, _ in rules_of(report)] == ["BRK105"], report
+    imported = {**IMPORTED_SETTINGS, "app/train.py": IMPORTED_SETTINGS["app/train.py"].replace(
+        "        from . import setup\n", "")}
+    _, alone = scan(tmp_path / "alone", imported, "--regions", "explicit")
+    assert sorted(r for r, _ in rules_of(alone)) == ["BRK102", "BRK105"], alone
+
+
+@requires_torch
+def test_settings_written_at_import_agree_with_dynamo(tmp_path):
+    for name, source in IMPORTED_SETTINGS.items():
+        path = tmp_path / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(source).lstrip(), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TORCHDYNAMO_")}
+    proc = subprocess.run([BREAKSCAN, "run", "--format", "json", "-o", "out.json", "-m", "app.train"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    report = json.loads((tmp_path / "out.json").read_text(encoding="utf-8"))
+    assert [(f["rule_id"], f["status"]) for f in report["findings"]] == [("BRK105", "confirmed")], \
+        (report["findings"], proc.stderr[-2000:])

@@ -16,9 +16,10 @@ module reads, per file with `ast` (phase A, stored on `ModuleInfo.dynamo`):
 
 SettingsResolver then gives each region function its effective DynamoSettings: Dynamo's
 defaults, then the environment of the scan, then `[tool.breakscan] dynamo-config`, then the writes
-of the files that define or compile its root, then the patches around calls of its root, then the
-root's compile options. Rules declare in their TOML which settings silence them (`silenced_by`),
-see `silenced`.
+of the files that define or compile its root (after the import-time writes of the project modules
+they import outside functions: those run at import), then the patches around calls of its root,
+then the root's compile options. Rules declare in their TOML which settings silence them
+(`silenced_by`), see `silenced`.
 """
 
 from __future__ import annotations
@@ -174,6 +175,7 @@ class FileSettings:
     """What one file does to Dynamo's settings (picklable; see the module docstring)."""
 
     writes: list[tuple[str, str, Any]] = field(default_factory=list)  # (setting, "set"|"add", value)
+    import_writes: list[tuple[str, str, Any]] = field(default_factory=list)  # the writes outside functions
     env: dict[str, str] = field(default_factory=dict)
     patches: list[PatchScope] = field(default_factory=list)
     options: list[tuple[str, bool]] = field(default_factory=list)  # (compile target or "def:qualname", fullgraph)
@@ -193,6 +195,7 @@ class _Collector:
         self.info = info
         self.out = FileSettings()
         self.qualnames: dict[int, str] = {}  # id(method node) -> "Class.method"
+        self.function_spans: list[tuple[int, int]] = []  # lines of each def: its writes run when called
 
     def _qual(self, node: ast.AST) -> str:
         name = ast_dotted(node)
@@ -248,7 +251,7 @@ class _Collector:
                 for sub in stmt.body:
                     if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
                         self.qualnames[id(sub)] = f"{stmt.name}.{sub.name}"
-        for node in walk_nodes(tree):
+        for node in walk_nodes(tree):  # breadth-first: a def comes before the writes inside it
             if isinstance(node, (ast.Assign, ast.AugAssign)):
                 self._assign(node)
             elif isinstance(node, ast.Call):
@@ -259,7 +262,10 @@ class _Collector:
                     if writes:
                         self.out.patches.append(PatchScope(writes, _called_names(node.body)))
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                self.function_spans.append((node.lineno, node.end_lineno or node.lineno))
                 self._function(node)
+            elif isinstance(node, ast.Lambda):
+                self.function_spans.append((node.lineno, node.end_lineno or node.lineno))
         return self.out
 
     def _function(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
@@ -286,7 +292,7 @@ class _Collector:
                 value = self._value(node.value)
                 if value is not None:
                     op = "add" if isinstance(node, ast.AugAssign) else "set"
-                    self.out.writes.append((ALIASES.get(target.attr, target.attr), op, value))
+                    self._write((ALIASES.get(target.attr, target.attr), op, value), node)
             elif (isinstance(target, ast.Subscript) and self._qual(target.value) == "os.environ"
                   and isinstance(target.slice, ast.Constant) and target.slice.value in ENV_VARS
                   and isinstance(node.value, ast.Constant)):
@@ -296,13 +302,18 @@ class _Collector:
                 if compiled:
                     self.out.compiled_vars[target.id] = compiled
 
+    def _write(self, write: tuple[str, str, Any], node: ast.AST) -> None:
+        self.out.writes.append(write)
+        if not any(first <= node.lineno <= last for first, last in self.function_spans):
+            self.out.import_writes.append(write)
+
     def _call(self, node: ast.Call) -> None:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in ("add", "update") and node.args \
                 and isinstance(func.value, ast.Attribute) and self._is_config(func.value.value):
             value = self._value(node.args[0]) if func.attr == "update" else self._value(ast.Set([node.args[0]]))
             if value is not None:
-                self.out.writes.append((ALIASES.get(func.value.attr, func.value.attr), "add", value))
+                self._write((ALIASES.get(func.value.attr, func.value.attr), "add", value), node)
         elif isinstance(func, ast.Attribute) and func.attr == "setdefault" and self._qual(func.value) == "os.environ" \
                 and len(node.args) == 2 and all(isinstance(a, ast.Constant) for a in node.args) \
                 and node.args[0].value in ENV_VARS:
@@ -368,6 +379,7 @@ class SettingsResolver:
             if len(region.chain) == 1:
                 self.roots.setdefault(region.chain[0], []).append(region)
         self._per_root: dict[tuple, dict[str, Any]] = {}  # root key -> {"writes": [...], "fullgraph": bool}
+        self._closures: dict[str, list] = {}  # module name -> _import_closure
         self._collect()
 
     def _root_keys(self, info, target: str) -> list[tuple]:
@@ -393,6 +405,9 @@ class SettingsResolver:
 
     def _collect(self) -> None:
         for info in self.finder.index.modules.values():
+            for target in info.compile_targets:  # its imports' settings apply (_import_closure)
+                for key in self._root_keys(info, target):
+                    self._entry(key)["files"].add(str(info.path))
             settings = getattr(info, "dynamo", None)
             if not settings:
                 continue
@@ -403,9 +418,6 @@ class SettingsResolver:
                     entry = self._entry(key)
                     entry["files"].add(str(info.path))
                     entry["fullgraph"] = entry["fullgraph"] or fullgraph
-            for target in info.compile_targets:
-                for key in self._root_keys(info, target):
-                    self._entry(key)["files"].add(str(info.path))
             for scope in settings.patches:
                 keys = {k for name in scope.calls for k in self._root_keys(info, name)}
                 if scope.root:
@@ -416,11 +428,40 @@ class SettingsResolver:
     def _file_values(self, path: str) -> dict[str, Any]:
         values: dict[str, Any] = {}
         info = self.finder.index.module_at(path)
+        for imported in self._import_closure(info) if info else ():
+            _apply(values, imported.dynamo.import_writes)
         settings = getattr(info, "dynamo", None) if info else None
         if settings:
             values.update(environment_settings(settings.env))
             _apply(values, settings.writes)
         return values
+
+    def _import_closure(self, info) -> list:
+        """The project modules `info` imports, directly or through others, and their parent
+        packages (Python runs each on import), that write Dynamo settings outside functions;
+        a module's imports come before it. Cached per module."""
+        if info.name in self._closures:
+            return self._closures[info.name]
+        modules = self.finder.index.modules
+        order: list = []
+        seen = {info.name}
+
+        def visit(mod) -> None:
+            names = set()
+            for target in mod.imports.values():
+                parts = target.split(".")
+                names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+            for name in sorted(names):
+                found = modules.get(name)
+                if found is not None and name not in seen:
+                    seen.add(name)
+                    visit(found)
+                    if getattr(found.dynamo, "import_writes", None):
+                        order.append(found)
+
+        visit(info)
+        self._closures[info.name] = order
+        return order
 
     def for_region(self, region) -> DynamoSettings:
         """The effective settings of a region function; with several roots of the root's name,
