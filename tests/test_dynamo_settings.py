@@ -57,6 +57,8 @@ def test_default_item_breaks(tmp_path):
     "import torch\nimport torch._dynamo.config as dcfg\ndcfg.capture_scalar_outputs = True\n",
     "import torch\nfrom torch._dynamo import config\nconfig.capture_scalar_outputs = True\n",
     "import torch\nimport torch._dynamo\nif True:\n    torch._dynamo.config.capture_scalar_outputs = True\n",
+    "import torch\nimport torch._dynamo as dynamo\ndynamo.config.capture_scalar_outputs = True\n",
+    "import torch\nfrom torch._dynamo import (\n    config,\n)\nconfig.capture_scalar_outputs = True\n",
 ])
 def test_module_level_assignment_and_aliases_silence_item(tmp_path, header):
     _, report = scan(tmp_path, {"m.py": header + ITEM})

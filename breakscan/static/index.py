@@ -62,7 +62,8 @@ TORCH_TENSOR_OPS = frozenset({
     "torch.sin", "torch.cos", "torch.exp2", "torch.log1p", "torch.expm1", "torch.outer",
     "torch.matmul", "torch.einsum", "torch.abs", "torch.square", "torch.round", "torch.floor",
     "torch.ceil", "torch.flatten", "torch.reshape", "torch.roll", "torch.diff"})
-_DYNAMO_SETTING = re.compile(r"_dynamo|fullgraph|TORCHDYNAMO_")  # dynamo_settings has something to read
+# dynamo_settings has something to read: `torch._dynamo.config` by any import spelling, compile options
+_DYNAMO_SETTING = re.compile(r"_dynamo(?:\.config|\s+import\s*(?:\([^)]*|[^\n]*)\bconfig\b|\s+as\s)|\b(?:fullgraph|nopython)\s*=|TORCHDYNAMO_")
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")
 
