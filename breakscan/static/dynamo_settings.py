@@ -380,6 +380,7 @@ class SettingsResolver:
                 self.roots.setdefault(region.chain[0], []).append(region)
         self._per_root: dict[tuple, dict[str, Any]] = {}  # root key -> {"writes": [...], "fullgraph": bool}
         self._closures: dict[str, list] = {}  # module name -> _import_closure
+        self._writers: bool | None = None  # whether any module writes settings at import
         self._collect()
 
     def _root_keys(self, info, target: str) -> list[tuple]:
@@ -440,9 +441,13 @@ class SettingsResolver:
         """The project modules `info` imports, directly or through others, and their parent
         packages (Python runs each on import), that write Dynamo settings outside functions;
         a module's imports come before it. Cached per module."""
+        modules = self.finder.index.modules
+        if self._writers is None:
+            self._writers = any(getattr(m.dynamo, "import_writes", None) for m in modules.values())
+        if not self._writers:
+            return []
         if info.name in self._closures:
             return self._closures[info.name]
-        modules = self.finder.index.modules
         order: list = []
         seen = {info.name}
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from breakscan.static.index import child_nodes
 from breakscan.static.walk import iter_functions
 
 _SPACE = re.compile(r"\s+")
@@ -278,8 +279,9 @@ def _ast_functions(tree: ast.AST):
 
 
 def _preorder(node: ast.AST):
+    """`node` and its descendants, parents first, in source order (without `ctx` markers)."""
     stack = [node]
     while stack:
         current = stack.pop()
         yield current
-        stack.extend(reversed(list(ast.iter_child_nodes(current))))
+        stack.extend(reversed(child_nodes(current)))
