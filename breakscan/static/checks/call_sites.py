@@ -22,6 +22,17 @@ from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
 
+def _numeric_annotation(param: cst.Param) -> bool:
+    """Whether a parameter is annotated `int`, `float` or `bool` (or `Optional[...]`/`... | None` of one)."""
+    ann = param.annotation.annotation if param.annotation is not None else None
+    if isinstance(ann, cst.BinaryOperation):  # `int | None`
+        ann = ann.left if isinstance(ann.right, cst.Name) and ann.right.value == "None" else None
+    elif isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
+            and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
+        ann = ann.slice[0].slice.value
+    return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
+
+
 def _is_private(name: str) -> bool:
     """`_helper`, not `__init__`: a name other modules are not meant to call."""
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
@@ -686,6 +697,15 @@ class CallSiteInference(CheckBase):
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
+            elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param):
+                # `step: int` given a tensor at every call: Dynamo sees the tensor, not the annotation
+                passed = self.root_call_kinds(qualname, node) if is_root else None
+                if passed is None:
+                    if inferred is None:
+                        inferred = self._inferred_params(qualname, project=True)
+                    passed = inferred
+                if passed.get(name) in TENSORISH:
+                    kind = passed[name]
             kinds[name] = kind
         return kinds
 

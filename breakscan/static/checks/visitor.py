@@ -176,7 +176,9 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
             for p in params:
                 ann = p.annotation.annotation if p.annotation else None
                 ann_name = dotted_name(ann) if ann is not None else None
-                if ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float)):
+                passed_tensor = self.env is not None and self.env.names.get(p.name.value) in TENSORISH
+                if (ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float))) \
+                        and not passed_tensor:  # every call passes a tensor (_param_kinds)
                     scalars.add(p.name.value)
                 if ann_name == "str" or isinstance(p.default, cst.SimpleString):
                     strings.add(p.name.value)
