@@ -324,3 +324,68 @@ CASES += [
     _f("kornia.losses.lovasz_hinge_loss", _hinge),
     _f("kornia.losses.binary_focal_loss_with_logits", _binary_focal),
 ]
+
+
+def _quaternions(device):
+    import torch
+
+    return (torch.nn.functional.normalize(torch.randn(4, 4, device=device), dim=-1),), {}
+
+
+def _kernel(device):
+    import torch
+
+    return torch.ones(1, 3, 3, device=device) / 9.0
+
+
+def _center_angle_scale(device):
+    import torch
+
+    return (torch.rand(2, 2, device=device) * 32, torch.tensor([30.0, 45.0], device=device),
+            torch.ones(2, 2, device=device)), {}
+
+
+# Added in the fourth session (new code, split by the same hash: half of it is held out).
+CASES += [
+    _f("kornia.color.rgb_to_yuv"),
+    _f("kornia.color.rgb_to_hls"),
+    _f("kornia.color.lab_to_rgb"),
+    _f("kornia.color.grayscale_to_rgb", lambda d: _img(d, channels=1)),
+    _f("kornia.enhance.adjust_contrast", _with(0.5)),
+    _f("kornia.enhance.adjust_saturation", _with(0.5)),
+    _f("kornia.enhance.solarize", _with(0.5)),
+    _f("kornia.enhance.invert"),
+    _f("kornia.enhance.adjust_log"),
+    _f("kornia.enhance.adjust_sigmoid"),
+    _f("kornia.geometry.transform.vflip"),
+    _f("kornia.geometry.transform.rot180"),
+    _f("kornia.geometry.transform.translate", _with(lambda d: __import__("torch").tensor([[2.0, 3.0]] * 2, device=d))),
+    _f("kornia.geometry.transform.scale", _with(lambda d: __import__("torch").tensor([[1.2, 1.2]] * 2, device=d))),
+    _f("kornia.geometry.transform.shear", _with(lambda d: __import__("torch").tensor([[0.1, 0.1]] * 2, device=d))),
+    _f("kornia.geometry.transform.pyrup"),
+    _f("kornia.geometry.transform.build_pyramid", _with(3)),
+    _f("kornia.geometry.transform.rescale", _with(0.5)),
+    _f("kornia.geometry.transform.get_rotation_matrix2d", _center_angle_scale),
+    _f("kornia.geometry.conversions.quaternion_to_rotation_matrix", _quaternions),
+    _f("kornia.morphology.erosion", _with(lambda d: __import__("torch").ones(3, 3, device=d))),
+    _f("kornia.morphology.closing", _with(lambda d: __import__("torch").ones(3, 3, device=d))),
+    _f("kornia.morphology.gradient", _with(lambda d: __import__("torch").ones(3, 3, device=d))),
+    _f("kornia.losses.psnr_loss", lambda d: (_image_pair(d)[0] + (1.0,), {})),
+    _f("kornia.metrics.ssim", _two_images),
+    _f("kornia.feature.hessian_response"),
+    _f("kornia.filters.spatial_gradient"),
+    _f("kornia.filters.filter2d", _with(_kernel)),
+    _f("kornia.filters.guided_blur", lambda d: (_image_pair(d)[0] + (3, 0.1), {})),
+    _f("kornia.enhance.denormalize", _with(lambda d: __import__("torch").tensor([0.5, 0.5, 0.5], device=d),
+                                           lambda d: __import__("torch").tensor([0.2, 0.2, 0.2], device=d))),
+    _m("enhance.Normalize", "kornia.enhance.Normalize", mean=0.5, std=0.2),
+    _m("filters.BoxBlur", "kornia.filters.BoxBlur", kernel_size=(3, 3)),
+    _m("filters.Sobel", "kornia.filters.Sobel"),
+    _m("augmentation.RandomGrayscale", "kornia.augmentation.RandomGrayscale", p=1.0),
+    _m("augmentation.RandomSharpness", "kornia.augmentation.RandomSharpness", p=1.0),
+    _m("augmentation.RandomSolarize", "kornia.augmentation.RandomSolarize", p=1.0),
+    _m("augmentation.RandomPosterize", "kornia.augmentation.RandomPosterize", p=1.0),
+    _m("augmentation.RandomVerticalFlip", "kornia.augmentation.RandomVerticalFlip", p=1.0),
+    _m("augmentation.RandomChannelShuffle", "kornia.augmentation.RandomChannelShuffle", p=1.0),
+    _m("augmentation.RandomInvert", "kornia.augmentation.RandomInvert", p=1.0),
+]

@@ -256,3 +256,23 @@ CASES += [
     _layer("SavitzkyGolayFilter", window_length=5, order=2, axis=2),
     _layer("HilbertTransform", axis=2),
 ]
+
+
+# Added in the fourth session (new code, split by the same hash: half of it is held out).
+CASES += [
+    Case("monai", "SENet154", _net("SENet154", spatial_dims=2, in_channels=1, num_classes=2)),
+    Case("monai", "DenseNet169", _net("DenseNet169", spatial_dims=2, in_channels=1, out_channels=2)),
+    Case("monai", "UNetDropout", _net("UNet", spatial_dims=2, in_channels=1, out_channels=2, channels=(4, 8),
+                                  strides=(2,), num_res_units=2, dropout=0.1)),
+    Case("monai", "TverskyLossSigmoid", _loss("TverskyLoss", to_onehot_y=True, sigmoid=True)),
+    Case("monai", "FocalLossGamma", _loss("FocalLoss", to_onehot_y=True, gamma=1.5)),
+    Case("monai", "DiceCELossWeighted", _loss("DiceCELoss", to_onehot_y=True, softmax=True, lambda_dice=0.5)),
+    _layer("Flatten"),
+    Case("monai", "blocks.MaxAvgPool", _block("MaxAvgPool", (2, 1, 16, 16), spatial_dims=2, kernel_size=2)),
+    Case("monai", "blocks.ChannelSELayer", _block("ChannelSELayer", (2, 4, 16, 16), spatial_dims=2, in_channels=4)),
+    Case("monai", "blocks.UpSample", _block("UpSample", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                            out_channels=4, scale_factor=2)),
+    Case("monai", "blocks.Convolution", _block("Convolution", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                               out_channels=4, dropout=0.1, norm="batch")),
+    Case("monai", "blocks.MLPBlock", _block("MLPBlock", (2, 8, 16), hidden_size=16, mlp_dim=32, dropout_rate=0.1)),
+]
