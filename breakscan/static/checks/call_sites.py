@@ -22,6 +22,52 @@ from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
 
+def _varying_params(node: cst.FunctionDef, sites: list, scalars: set[str],
+                    module: cst.Module | None) -> frozenset[str]:
+    """Of `scalars` (parameters every call passes a Python value), those that some call `(call,
+    caller def or None)` passes a name counting up in its scope (a `for` target, an augmented
+    assignment: `for step in range(n)`, `step += 1`), or that two calls pass different number
+    literals."""
+    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    counters: dict[int, set[str]] = {}
+    literals: dict[str, set[str]] = {}
+    varying: set[str] = set()
+    for call, caller in sites:
+        if not isinstance(call, cst.Call):
+            continue
+        scope = caller if caller is not None else module
+        if scope is None:
+            continue
+        if id(scope) not in counters:
+            counters[id(scope)] = _counter_names(scope)
+        for i, arg in enumerate(call.args):
+            param = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
+            if param not in scalars:
+                continue
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in counters[id(scope)]:
+                varying.add(param)
+            elif isinstance(value, (cst.Integer, cst.Float)):
+                literals.setdefault(param, set()).add(value.value)
+    varying.update(name for name, values in literals.items() if len(values) > 1)
+    return frozenset(varying)
+
+
+def _counter_names(scope: cst.CSTNode) -> set[str]:
+    """Names a scope re-binds as it goes: `for` targets (tuple elements too) and augmented
+    assignments."""
+    names: set[str] = set()
+    for loop in iter_nodes(scope, cst.For):
+        targets = loop.target.elements if isinstance(loop.target, (cst.Tuple, cst.List)) else [loop.target]
+        names.update(t.value.value if isinstance(t, cst.Element) and isinstance(t.value, cst.Name)
+                     else t.value if isinstance(t, cst.Name) else "" for t in targets)
+    for aug in iter_nodes(scope, cst.AugAssign):
+        if isinstance(aug.target, cst.Name):
+            names.add(aug.target.value)
+    names.discard("")
+    return names
+
+
 def _numeric_annotation(param: cst.Param) -> bool:
     """Whether a parameter is annotated `int`, `float` or `bool` (or `Optional[...]`/`... | None` of one)."""
     ann = param.annotation.annotation if param.annotation is not None else None
@@ -449,6 +495,7 @@ class CallSiteInference(CheckBase):
         self.module_tree: cst.Module | None = None  # the whole module (RootCalls), set by the engine
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
+        self._root_varying: dict[str, frozenset[str]] = {}  # compiled function -> root_varying_params
         self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
@@ -759,7 +806,19 @@ class CallSiteInference(CheckBase):
         self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
                                       if kind not in (T.SCALAR, T.SHAPE) or name not in objects
                                       or _passed_literal(node, found, name)}
+        if "." not in qualname:
+            scalars = {name for name, kind in self._root_kinds[qualname].items() if kind is T.SCALAR}
+            self._root_varying[qualname] = _varying_params(node, finder.sites.get(qualname, []), scalars,
+                                                           self.module_tree)
         return self._root_kinds[qualname]
+
+    def root_varying_params(self, qualname: str, node: cst.FunctionDef | None = None) -> frozenset[str]:
+        """Parameters of a compiled module-level function that its calls in its own module pass a
+        Python number that changes from call to call (`_varying_params`): a loop counter
+        (`for step in range(n): train_step(x, step)`, `step += 1`) or different literals. Dynamo
+        specializes on the first value and recompiles (BRK502)."""
+        self.root_call_kinds(qualname, node)
+        return self._root_varying.get(qualname, frozenset())
 
     def _imported_root_sites(self, qualname: str, node: cst.FunctionDef) -> list | None:
         """`_root_sites` of the calls that the scanned modules importing this one make of its

@@ -41,8 +41,11 @@ class OperatorChecks(CheckBase):
             self._tensor_membership(node)
         if self.region is not None and self._scalar_params and self._scalar_params[-1]:
             operands = [node.left] + [c.comparator for c in node.comparisons]
-            if any(isinstance(o, cst.Name) and o.value in self._scalar_params[-1] for o in operands):
+            # `step == 0` or `step % 5 == 0`: Dynamo guards the value (or the expression) of the number
+            used = {n.value for o in operands for n in iter_nodes(o, cst.Name)} & self._scalar_params[-1]
+            if used:
                 self._emit_check("scalar-argument", node)
+                self._scalar_params[-1] -= used  # Dynamo guards a number once: its first use says it
 
     def _tensor_membership(self, node: cst.Comparison) -> None:
         """`0 in attention_mask` with a tensor on the right (BRK259): `Tensor.__contains__` reads
@@ -206,6 +209,7 @@ class OperatorChecks(CheckBase):
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(a, cst.Name) and a.value in self._scalar_params[-1] and self.env.is_tensor(b):
                     self._emit_check("scalar-argument", node)
+                    self._scalar_params[-1].discard(a.value)
                     break
         if (self.region is not None and self.env is not None and isinstance(node.operator, cst.Modulo)
                 and isinstance(node.left, (cst.SimpleString, cst.ConcatenatedString))

@@ -180,6 +180,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 if (ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float))) \
                         and not passed_tensor:  # every call passes a tensor (_param_kinds)
                     scalars.add(p.name.value)
+            if "." not in region.function.qualname:  # unannotated: a number its calls vary
+                scalars |= self.root_varying_params(region.function.qualname, node)
                 if ann_name == "str" or isinstance(p.default, cst.SimpleString):
                     strings.add(p.name.value)
         self._params.append(names)

@@ -1,0 +1,58 @@
+"""A compiled function's unannotated parameter that its calls give a changing Python number
+(`for step in range(12): train_step(x, step)`, `step += 1`, two different literals) recompiles:
+Dynamo specializes on the first value (guard `step == 0`), and a branch on it keeps guarding
+(`(step % 5) != 0`). BRK502 is said once per parameter, at its first use. The same number at
+every call is no recompile. Checked with `breakscan run` against Dynamo."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import located, requires_torch, rule_lines, run_findings, static_findings, write_files
+
+LOOP = '''
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def train_step(x, step):
+        if step % 5 == 0:
+            x = x * 2
+        return x + step
+
+
+    def main():
+        x = torch.ones(3)
+        for step in range(12):
+            x = train_step(x, step)
+
+
+    if __name__ == "__main__":
+        main()
+    '''
+
+
+def test_a_loop_counter_passed_at_a_call(tmp_path):
+    assert rule_lines(static_findings(tmp_path, {"train.py": LOOP})) == {("BRK502", 7)}
+
+
+@pytest.mark.parametrize("calls,expected", [
+    ("    step = 0\n        while step < 12:\n            x = train_step(x, step)\n            step += 1",
+     {("BRK502", 7)}),
+    ("    x = train_step(x, 1)\n        x = train_step(x, 2)", {("BRK502", 7)}),
+    ("    x = train_step(x, 3)\n        x = train_step(x, 3)", set()),
+    ("    for _ in range(12):\n            x = train_step(x, 3)", set()),
+])
+def test_what_the_calls_pass(tmp_path, calls, expected):
+    source = LOOP.replace("    for step in range(12):\n            x = train_step(x, step)", calls)
+    assert source != LOOP
+    assert rule_lines(static_findings(tmp_path, {"train.py": source})) == expected
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_recompiles_where_predicted(tmp_path):
+    write_files(tmp_path, {"train.py": LOOP})
+    findings = run_findings(tmp_path, "train.py")
+    statuses = {(*located([f]).pop(), f["status"]) for f in findings}
+    assert statuses == {("BRK502", "train.py", 7, "confirmed")}, statuses
