@@ -420,6 +420,16 @@ def test_settings_written_at_import_of_a_module_the_compiling_file_imports(tmp_p
     assert sorted(r for r, _ in rules_of(alone)) == ["BRK102", "BRK105"], alone
 
 
+@pytest.mark.parametrize("regions", ["modules", "explicit"])
+def test_settings_written_at_import_of_the_package(tmp_path, regions):
+    """`app/__init__.py` imports `setup`: importing `app.model` runs it first, so its write holds
+    for `Net.forward` whether it is its own root (`--regions modules`) or compiled in train.py."""
+    files = {**IMPORTED_SETTINGS, "app/__init__.py": "from . import setup  # noqa: F401\n",
+             "app/train.py": IMPORTED_SETTINGS["app/train.py"].replace("        from . import setup\n", "")}
+    _, report = scan(tmp_path, files, "--regions", regions)
+    assert [r for r, _ in rules_of(report)] == ["BRK105"], report
+
+
 @requires_torch
 def test_settings_written_at_import_agree_with_dynamo(tmp_path):
     for name, source in IMPORTED_SETTINGS.items():

@@ -438,9 +438,9 @@ class SettingsResolver:
         return values
 
     def _import_closure(self, info) -> list:
-        """The project modules `info` imports, directly or through others, and their parent
-        packages (Python runs each on import), that write Dynamo settings outside functions;
-        a module's imports come before it. Cached per module."""
+        """The project modules `info` imports, directly or through others, with their parent
+        packages and its own (Python runs each on import), that write Dynamo settings outside
+        functions; a module's imports come before it. Cached per module."""
         modules = self.finder.index.modules
         if self._writers is None:
             self._writers = any(getattr(m.dynamo, "import_writes", None) for m in modules.values())
@@ -452,7 +452,8 @@ class SettingsResolver:
         seen = {info.name}
 
         def visit(mod) -> None:
-            names = set()
+            parts = mod.name.split(".")  # its parent packages run first (`trainer/__init__.py`)
+            names = {".".join(parts[:i]) for i in range(1, len(parts))}
             for target in mod.imports.values():
                 parts = target.split(".")
                 names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
