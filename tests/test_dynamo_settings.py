@@ -423,9 +423,20 @@ def test_settings_written_at_import_of_a_module_the_compiling_file_imports(tmp_p
 @pytest.mark.parametrize("regions", ["modules", "explicit"])
 def test_settings_written_at_import_of_the_package(tmp_path, regions):
     """`app/__init__.py` imports `setup`: importing `app.model` runs it first, so its write holds
-    for `Net.forward` whether it is its own root (`--regions modules`) or compiled in train.py."""
-    files = {**IMPORTED_SETTINGS, "app/__init__.py": "from . import setup  # noqa: F401\n",
-             "app/train.py": IMPORTED_SETTINGS["app/train.py"].replace("        from . import setup\n", "")}
+    for `Net.forward` whether it is its own root (`--regions modules`) or reached from `run`."""
+    train = '''
+        import torch
+
+        from .model import Net
+
+        net = Net()
+
+
+        @torch.compile(backend="eager")
+        def run(x):
+            return net(x)
+        '''
+    files = {**IMPORTED_SETTINGS, "app/__init__.py": "from . import setup  # noqa: F401\n", "app/train.py": train}
     _, report = scan(tmp_path, files, "--regions", regions)
     assert [r for r, _ in rules_of(report)] == ["BRK105"], report
 
