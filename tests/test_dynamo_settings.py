@@ -441,6 +441,7 @@ def test_settings_written_at_import_of_the_package(tmp_path, regions):
     assert [r for r, _ in rules_of(report)] == ["BRK105"], report
 
 
+@pytest.mark.versions
 @requires_torch
 def test_settings_written_at_import_agree_with_dynamo(tmp_path):
     for name, source in IMPORTED_SETTINGS.items():

@@ -80,6 +80,7 @@ def test_an_int_at_some_call_keeps_the_annotation(tmp_path, call):
 
 
 @pytest.mark.dynamic
+@pytest.mark.versions
 @requires_torch
 @pytest.mark.parametrize("name,source,expected", [("train.py", HELPER, ("BRK101", "train.py", 6)),
                                                   ("root.py", ROOT, ("BRK101", "root.py", 7))])

@@ -50,6 +50,7 @@ def test_what_the_calls_pass(tmp_path, calls, expected):
 
 
 @pytest.mark.dynamic
+@pytest.mark.versions
 @requires_torch
 def test_dynamo_recompiles_where_predicted(tmp_path):
     write_files(tmp_path, {"train.py": LOOP})
