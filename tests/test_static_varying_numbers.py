@@ -57,3 +57,46 @@ def test_dynamo_recompiles_where_predicted(tmp_path):
     findings = run_findings(tmp_path, "train.py")
     statuses = {(*located([f]).pop(), f["status"]) for f in findings}
     assert statuses == {("BRK502", "train.py", 7, "confirmed")}, statuses
+
+
+ENGINE = {
+    "engine.py": '''
+        import torch
+
+
+        @torch.compile(backend="eager")
+        def train_step(x, step):
+            if step % 5 == 0:
+                x = x * 2
+            return x + step
+        ''',
+    "run.py": '''
+        import torch
+
+        from engine import train_step
+
+
+        def main():
+            x = torch.ones(3)
+            for step in range(12):
+                x = train_step(x, step)
+
+
+        if __name__ == "__main__":
+            main()
+        ''',
+}
+
+
+def test_a_loop_counter_passed_from_the_importing_module(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, ENGINE)}
+    assert found == {("BRK502", "engine.py", 7)}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_recompiles_where_predicted_across_files(tmp_path):
+    write_files(tmp_path, ENGINE)
+    statuses = {(*located([f]).pop(), f["status"]) for f in run_findings(tmp_path, "run.py")}
+    assert statuses == {("BRK502", "engine.py", 7, "confirmed")}, statuses

@@ -22,12 +22,12 @@ from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
 
-def _varying_params(node: cst.FunctionDef, sites: list, scalars: set[str],
-                    module: cst.Module | None) -> frozenset[str]:
-    """Of `scalars` (parameters every call passes a Python value), those that some call `(call,
-    caller def or None)` passes a name counting up in its scope (a `for` target, an augmented
-    assignment: `for step in range(n)`, `step += 1`), or that two calls pass different number
-    literals."""
+def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | None) -> set[str]:
+    """The parameters of `node` that some call `(call, caller def or None)` of `sites` passes a
+    name counting up in its scope (a `for` target, an augmented assignment: `for step in
+    range(n)`, `step += 1`), or that two calls pass different number literals (`module`: the
+    calls' module, the scope of module-level calls). The caller keeps those every call passes a
+    Python value."""
     positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
     counters: dict[int, set[str]] = {}
     literals: dict[str, set[str]] = {}
@@ -42,7 +42,7 @@ def _varying_params(node: cst.FunctionDef, sites: list, scalars: set[str],
             counters[id(scope)] = _counter_names(scope)
         for i, arg in enumerate(call.args):
             param = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
-            if param not in scalars:
+            if param is None:
                 continue
             value = arg.value
             if isinstance(value, cst.Name) and value.value in counters[id(scope)]:
@@ -50,7 +50,7 @@ def _varying_params(node: cst.FunctionDef, sites: list, scalars: set[str],
             elif isinstance(value, (cst.Integer, cst.Float)):
                 literals.setdefault(param, set()).add(value.value)
     varying.update(name for name, values in literals.items() if len(values) > 1)
-    return frozenset(varying)
+    return varying
 
 
 def _counter_names(scope: cst.CSTNode) -> set[str]:
@@ -496,6 +496,7 @@ class CallSiteInference(CheckBase):
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
         self._root_varying: dict[str, frozenset[str]] = {}  # compiled function -> root_varying_params
+        self._imported_varying: dict[str, set[str]] = {}  # compiled function -> _varying_params in importers
         self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
@@ -808,13 +809,14 @@ class CallSiteInference(CheckBase):
                                       or _passed_literal(node, found, name)}
         if "." not in qualname:
             scalars = {name for name, kind in self._root_kinds[qualname].items() if kind is T.SCALAR}
-            self._root_varying[qualname] = _varying_params(node, finder.sites.get(qualname, []), scalars,
-                                                           self.module_tree)
+            varying = _varying_params(node, finder.sites.get(qualname, []), self.module_tree)
+            self._root_varying[qualname] = frozenset(scalars & (varying | self._imported_varying.get(qualname, set())))
         return self._root_kinds[qualname]
 
     def root_varying_params(self, qualname: str, node: cst.FunctionDef | None = None) -> frozenset[str]:
-        """Parameters of a compiled module-level function that its calls in its own module pass a
-        Python number that changes from call to call (`_varying_params`): a loop counter
+        """Parameters of a compiled module-level function that its calls in its own module or in
+        the modules importing it (`_imported_root_sites`) pass a Python number that changes from
+        call to call (`_varying_params`, per module): a loop counter
         (`for step in range(n): train_step(x, step)`, `step += 1`) or different literals. Dynamo
         specializes on the first value and recompiles (BRK502)."""
         self.root_call_kinds(qualname, node)
@@ -852,6 +854,8 @@ class CallSiteInference(CheckBase):
             if sites is None:
                 return None
             found += sites
+            self._imported_varying.setdefault(qualname, set()).update(
+                _varying_params(node, finder.sites.get(qualname, []), other.module_tree))
         return found
 
     def _nested_root_calls(self, qualname: str, node: cst.FunctionDef) -> RootCalls | None:
