@@ -63,7 +63,8 @@ def _located(findings) -> set[tuple[str, int]]:
 
 
 def test_the_importers_calls_give_the_parameters_kinds(tmp_path):
-    assert _located(static_findings(tmp_path, PACKAGE, regions="explicit")) == {("BRK259", 10)}
+    # `step` is train.py's loop counter: a number that changes between calls (BRK502, a recompile)
+    assert _located(static_findings(tmp_path, PACKAGE, regions="explicit")) == {("BRK259", 10), ("BRK502", 8)}
 
 
 def test_a_call_the_walk_cannot_see_keeps_the_convention(tmp_path):

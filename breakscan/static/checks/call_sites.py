@@ -22,6 +22,9 @@ from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
 from breakscan.static.walk import iter_nodes, walk
 
+_DECIDING = re.compile(r"[<>]|[=!]=|\b(?:if|while|in)\b|\b(?:int|float|bool|range)\(")
+
+
 def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | None) -> set[str]:
     """The parameters of `node` that some call `(call, caller def or None)` of `sites` passes a
     name counting up in its scope (a `for` target, an augmented assignment: `for step in
@@ -497,6 +500,7 @@ class CallSiteInference(CheckBase):
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
         self._root_varying: dict[str, frozenset[str]] = {}  # compiled function -> root_varying_params
         self._imported_varying: dict[str, set[str]] = {}  # compiled function -> _varying_params in importers
+        self._source_lines: list[str] | None = None  # the module's lines, for _decides_on
         self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
@@ -745,7 +749,8 @@ class CallSiteInference(CheckBase):
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
-            elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param):
+            elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param) \
+                    and self._decides_on(node, qualname, name):
                 # `step: int` given a tensor at every call: Dynamo sees the tensor, not the annotation
                 passed = self.root_call_kinds(qualname, node) if is_root else None
                 if passed is None:
@@ -756,6 +761,24 @@ class CallSiteInference(CheckBase):
                     kind = passed[name]
             kinds[name] = kind
         return kinds
+
+    def _decides_on(self, node: cst.FunctionDef, qualname: str, name: str) -> bool:
+        """Whether the body of `node` may compare `name` (`if step > 10`) or convert it with
+        `int`, `float`, `bool` or `range`: where a number parameter being a tensor breaks the
+        graph, so the only place worth a project-wide read of its call sites. Over-approximated
+        from the function's source lines (the index's line span): a line naming it that holds
+        a comparison operator, `if`, `while`, `in` or one of those calls."""
+        info = self.info.functions.get(qualname)
+        if info is None and "." in qualname:
+            cls, _, meth = qualname.rpartition(".")
+            info = self.info.classes[cls].methods.get(meth) if cls in self.info.classes else None
+        if info is None or self.source is None or not info.end_line:
+            return True
+        if self._source_lines is None:
+            self._source_lines = self.source.splitlines()
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        return any(word.search(line) and _DECIDING.search(line)
+                   for line in self._source_lines[info.def_line:info.end_line])
 
     def _python_values(self, node: cst.FunctionDef) -> frozenset[str]:
         """python_value_params of `node`, once per function."""
