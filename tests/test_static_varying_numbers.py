@@ -100,3 +100,13 @@ def test_dynamo_recompiles_where_predicted_across_files(tmp_path):
     write_files(tmp_path, ENGINE)
     statuses = {(*located([f]).pop(), f["status"]) for f in run_findings(tmp_path, "run.py")}
     assert statuses == {("BRK502", "engine.py", 7, "confirmed")}, statuses
+
+
+def test_a_module_level_call_reads_only_module_level_counters(tmp_path):
+    """`step` counts up in `other()`, not where the module-level calls pass it: the same number."""
+    source = LOOP.replace("    def main():", "    def other():\n        for step in range(3):\n"
+                          "            print(step)\n\n\n    step = 3\n    train_step(torch.ones(3), step)\n\n\n"
+                          "    def main():").replace("for step in range(12):\n            x = train_step(x, step)",
+                                                    "x = train_step(x, 3)")
+    assert source != LOOP
+    assert rule_lines(static_findings(tmp_path, {"train.py": source})) == set()

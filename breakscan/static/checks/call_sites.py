@@ -44,6 +44,8 @@ def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | Non
         if id(scope) not in counters:
             counters[id(scope)] = _counter_names(scope)
         for i, arg in enumerate(call.args):
+            if arg.star:  # `*args`: the positions after it are not known
+                break
             param = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
             if param is None:
                 continue
@@ -58,8 +60,13 @@ def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | Non
 
 def _counter_names(scope: cst.CSTNode) -> set[str]:
     """Names a scope re-binds as it goes: `for` targets (tuple elements too) and augmented
-    assignments."""
+    assignments (a module: outside its defs and classes, whose names are their own)."""
     names: set[str] = set()
+    if isinstance(scope, cst.Module):
+        outside = [stmt for stmt in scope.body if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef))]
+        for stmt in outside:
+            names |= _counter_names(stmt)
+        return names
     for loop in iter_nodes(scope, cst.For):
         targets = loop.target.elements if isinstance(loop.target, (cst.Tuple, cst.List)) else [loop.target]
         names.update(t.value.value if isinstance(t, cst.Element) and isinstance(t.value, cst.Name)
