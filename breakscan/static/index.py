@@ -1121,7 +1121,8 @@ def factory_call(info: ModuleInfo, value: ast.Call) -> str:
     head = name.partition(".")[0] if name else ""
     if not name or name.rpartition(".")[2][:1].isupper() or (head not in info.functions and head not in info.imports):
         return ""
-    return info.qualify(name)
+    qualified = info.qualify(name)
+    return "" if qualified.startswith(("torch.", "numpy.", "functools.")) else qualified  # not a project factory
 
 
 def _note_loop_target(loop: ast.For | ast.AsyncFor, loop_attrs: dict[str, str]) -> None:
