@@ -59,33 +59,9 @@ def test_dynamo_recompiles_where_predicted(tmp_path):
     assert statuses == {("BRK502", "train.py", 7, "confirmed")}, statuses
 
 
-ENGINE = {
-    "engine.py": '''
-        import torch
-
-
-        @torch.compile(backend="eager")
-        def train_step(x, step):
-            if step % 5 == 0:
-                x = x * 2
-            return x + step
-        ''',
-    "run.py": '''
-        import torch
-
-        from engine import train_step
-
-
-        def main():
-            x = torch.ones(3)
-            for step in range(12):
-                x = train_step(x, step)
-
-
-        if __name__ == "__main__":
-            main()
-        ''',
-}
+_STEP, _MAIN = LOOP.split("    def main():")  # the compiled function in one file, its loop in another
+ENGINE = {"engine.py": _STEP,
+          "run.py": "\n    import torch\n\n    from engine import train_step\n\n\n    def main():" + _MAIN}
 
 
 def test_a_loop_counter_passed_from_the_importing_module(tmp_path):

@@ -454,9 +454,9 @@ class SettingsResolver:
         def visit(mod) -> None:
             parts = mod.name.split(".")  # its parent packages run first (`trainer/__init__.py`)
             names = {".".join(parts[:i]) for i in range(1, len(parts))}
-            for target in mod.imports.values():
-                parts = target.split(".")
-                names.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+            for target in mod.imports.values():  # `a.b.f`: a, a.b and a.b.f may each be a module
+                pieces = target.split(".")
+                names.update(".".join(pieces[:i]) for i in range(1, len(pieces) + 1))
             for name in sorted(names):
                 found = modules.get(name)
                 if found is not None and name not in seen:
