@@ -86,3 +86,59 @@ def test_a_module_level_call_reads_only_module_level_counters(tmp_path):
                                                     "x = train_step(x, 3)")
     assert source != LOOP
     assert rule_lines(static_findings(tmp_path, {"train.py": source})) == set()
+
+
+DENOISER = '''
+    import torch
+    from torch import nn
+
+
+    class Denoiser(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = nn.Linear(4, 4)
+
+        def forward(self, x, t):
+            if t > 5:
+                x = x * 0.5
+            return self.lin(x) * t
+    '''
+SAMPLER = '''
+    model = torch.compile(Denoiser(), backend="eager")
+
+
+    @torch.no_grad()
+    def sample():
+        x = torch.randn(2, 4)
+        for t in range(10):
+            x = model(x, t)
+        return x
+
+
+    if __name__ == "__main__":
+        sample()
+    '''
+
+
+@pytest.mark.parametrize("loop,expected", [("for t in range(10):\n            x = model(x, t)", {("BRK502", 12)}),
+                                           ("for t in range(10):\n            x = model(x, 3)", set())])
+def test_a_module_called_in_a_loop_with_its_counter(tmp_path, loop, expected):
+    """`for t in range(10): model(x, t)` (a diffusion sampling loop): `forward`'s `t` changes."""
+    source = DENOISER + SAMPLER.replace("for t in range(10):\n            x = model(x, t)", loop)
+    assert rule_lines(static_findings(tmp_path, {"sample.py": source})) == expected
+
+
+def test_a_module_imported_and_called_in_a_loop(tmp_path):
+    files = {"model.py": DENOISER,
+             "sample.py": "\n    import torch\n\n    from model import Denoiser\n" + SAMPLER}
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    assert found == {("BRK502", "model.py", 12)}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_recompiles_a_module_called_with_its_loop_counter(tmp_path):
+    write_files(tmp_path, {"sample.py": DENOISER + SAMPLER})
+    statuses = {(*located([f]).pop(), f["status"]) for f in run_findings(tmp_path, "sample.py")}
+    assert statuses == {("BRK502", "sample.py", 12, "confirmed")}, statuses

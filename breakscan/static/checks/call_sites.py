@@ -25,13 +25,13 @@ from breakscan.static.walk import iter_nodes, walk
 _DECIDING = re.compile(r"[<>]|[=!]=|\b(?:if|while|in)\b|\b(?:int|float|bool|range)\(")
 
 
-def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | None) -> set[str]:
+def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | None, bound: bool = False) -> set[str]:
     """The parameters of `node` that some call `(call, caller def or None)` of `sites` passes a
     name counting up in its scope (a `for` target, an augmented assignment: `for step in
     range(n)`, `step += 1`), or that two calls pass different number literals (`module`: the
     calls' module, the scope of module-level calls). The caller keeps those every call passes a
-    Python value."""
-    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    Python value. `bound`: the calls are of an instance, whose first parameter is `self`."""
+    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)][1 if bound else 0:]
     counters: dict[int, set[str]] = {}
     literals: dict[str, set[str]] = {}
     varying: set[str] = set()
@@ -508,6 +508,7 @@ class CallSiteInference(CheckBase):
         self._root_varying: dict[str, frozenset[str]] = {}  # compiled function -> root_varying_params
         self._imported_varying: dict[str, set[str]] = {}  # compiled function -> _varying_params in importers
         self._source_lines: list[str] | None = None  # the module's lines, for _decides_on
+        self._forward_varying: dict[str, frozenset[str]] = {}  # class -> forward_varying_params
         self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
@@ -842,6 +843,37 @@ class CallSiteInference(CheckBase):
             varying = _varying_params(node, finder.sites.get(qualname, []), self.module_tree)
             self._root_varying[qualname] = frozenset(scalars & (varying | self._imported_varying.get(qualname, set())))
         return self._root_kinds[qualname]
+
+    def forward_varying_params(self, cls_qualname: str, node: cst.FunctionDef) -> frozenset[str]:
+        """Parameters of the `forward` of the project class `cls_qualname` (qualified) that a call
+        of an instance of it passes a changing Python number (`_varying_params`: `for t in
+        range(1000): x = model(x, t)`, where `model = Net()`, `model = torch.compile(Net())` or
+        `model = torch.compile(model)`), in the class's module and in up to IMPORTERS_READ_MAX
+        modules importing it. Dynamo specializes on the first value and recompiles (BRK502)."""
+        if cls_qualname in self._forward_varying:
+            return self._forward_varying[cls_qualname]
+        self._forward_varying[cls_qualname] = frozenset()
+        found: set[str] = set()
+        modules = [(self.info, self.module_tree)]
+        peers = self.project_callers or self.peer_files()
+        for name in sorted(self.index.importers(self.info.name))[:IMPORTERS_READ_MAX]:
+            info = self.index.modules.get(name)
+            other = peers.visitor(str(info.path)) if peers is not None and info is not None else None
+            if other is not None:
+                modules.append((info, other.module_tree))
+        for info, tree in modules:
+            names = {var: cls_qualname for var, built in info.var_classes.items()
+                     if (hit := self.index.lookup_class(built)) is not None and hit[1].qualname == cls_qualname}
+            names.update({alias: cls_qualname for alias, target in info.compiled_aliases.items()
+                          if target in names or (target.endswith("()") and (
+                              hit := self.index.lookup_class(info.qualify(target[:-2]))) is not None
+                              and hit[1].qualname == cls_qualname)})
+            if names and tree is not None:
+                finder = RootCalls(names)
+                walk(tree, finder)
+                found |= _varying_params(node, finder.sites.get(cls_qualname, []), tree, bound=True)
+        self._forward_varying[cls_qualname] = frozenset(found)
+        return self._forward_varying[cls_qualname]
 
     def root_varying_params(self, qualname: str, node: cst.FunctionDef | None = None) -> frozenset[str]:
         """Parameters of a compiled module-level function that its calls in its own module or in

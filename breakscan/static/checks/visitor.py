@@ -180,10 +180,12 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
                 if (ann_name in ("int", "float") or isinstance(p.default, (cst.Integer, cst.Float))) \
                         and not passed_tensor:  # every call passes a tensor (_param_kinds)
                     scalars.add(p.name.value)
-            if "." not in region.function.qualname:  # unannotated: a number its calls vary
-                scalars |= self.root_varying_params(region.function.qualname, node)
                 if ann_name == "str" or isinstance(p.default, cst.SimpleString):
                     strings.add(p.name.value)
+            if "." not in region.function.qualname:  # unannotated: a number its calls vary
+                scalars |= self.root_varying_params(region.function.qualname, node)
+        elif region is not None and len(region.chain) <= 1 and region.cls is not None:  # `model(x, t)` in a loop
+            scalars |= self.forward_varying_params(region.cls.qualname, node)
         self._params.append(names)
         self._scalar_params.append(scalars)
         self._str_params.append(strings)
