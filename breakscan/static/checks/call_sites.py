@@ -854,26 +854,38 @@ class CallSiteInference(CheckBase):
             return self._forward_varying[cls_qualname]
         self._forward_varying[cls_qualname] = frozenset()
         found: set[str] = set()
-        modules = [(self.info, self.module_tree)]
         peers = self.project_callers or self.peer_files()
-        for name in sorted(self.index.importers(self.info.name))[:IMPORTERS_READ_MAX]:
-            info = self.index.modules.get(name)
-            other = peers.visitor(str(info.path)) if peers is not None and info is not None else None
-            if other is not None:
-                modules.append((info, other.module_tree))
-        for info, tree in modules:
-            names = {var: cls_qualname for var, built in info.var_classes.items()
-                     if (hit := self.index.lookup_class(built)) is not None and hit[1].qualname == cls_qualname}
-            names.update({alias: cls_qualname for alias, target in info.compiled_aliases.items()
-                          if target in names or (target.endswith("()") and (
-                              hit := self.index.lookup_class(info.qualify(target[:-2]))) is not None
-                              and hit[1].qualname == cls_qualname)})
-            if names and tree is not None:
+        read = 0
+        for module in [self.info.name, *sorted(self.index.importers(self.info.name))]:
+            info = self.index.modules.get(module)
+            names = self._instance_names(info, cls_qualname) if info is not None else {}
+            if not names:  # from the index alone: most modules build no instance of the class
+                continue
+            if info is self.info:
+                tree = self.module_tree
+            else:
+                read += 1  # each is parsed
+                other = peers.visitor(str(info.path)) if peers is not None and read <= IMPORTERS_READ_MAX else None
+                tree = other.module_tree if other is not None else None
+            if tree is not None:
                 finder = RootCalls(names)
                 walk(tree, finder)
                 found |= _varying_params(node, finder.sites.get(cls_qualname, []), tree, bound=True)
         self._forward_varying[cls_qualname] = frozenset(found)
         return self._forward_varying[cls_qualname]
+
+    def _instance_names(self, info: ModuleInfo, cls_qualname: str) -> dict[str, str]:
+        """Names module `info` binds to an instance of the class `cls_qualname` (`model =
+        Net()`, `model = torch.compile(Net())`, `model = torch.compile(model)`), each mapped to
+        the class, from the index."""
+        names = {var: cls_qualname for var, built in info.var_classes.items()
+                 if (hit := self.index.lookup_class(built)) is not None and hit[1].qualname == cls_qualname}
+        for alias, target in info.compiled_aliases.items():
+            if target in names or (target.endswith("()") and (
+                    hit := self.index.lookup_class(info.qualify(target[:-2]))) is not None
+                    and hit[1].qualname == cls_qualname):
+                names[alias] = cls_qualname
+        return names
 
     def root_varying_params(self, qualname: str, node: cst.FunctionDef | None = None) -> frozenset[str]:
         """Parameters of a compiled module-level function that its calls in its own module or in
