@@ -64,9 +64,13 @@ ENGINE = {"engine.py": _STEP,
           "run.py": "\n    import torch\n\n    from engine import train_step\n\n\n    def main():" + _MAIN}
 
 
+def _by_file(tmp_path, files) -> set[tuple[str, str, int]]:
+    """{(rule id, file name, line)} of the static findings of `files`."""
+    return {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+
+
 def test_a_loop_counter_passed_from_the_importing_module(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, ENGINE)}
-    assert found == {("BRK502", "engine.py", 7)}, found
+    assert _by_file(tmp_path, ENGINE) == {("BRK502", "engine.py", 7)}
 
 
 @pytest.mark.dynamic
@@ -131,8 +135,7 @@ def test_a_module_called_in_a_loop_with_its_counter(tmp_path, loop, expected):
 def test_a_module_imported_and_called_in_a_loop(tmp_path):
     files = {"model.py": DENOISER,
              "sample.py": "\n    import torch\n\n    from model import Denoiser\n" + SAMPLER}
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
-    assert found == {("BRK502", "model.py", 12)}, found
+    assert _by_file(tmp_path, files) == {("BRK502", "model.py", 12)}
 
 
 @pytest.mark.dynamic
