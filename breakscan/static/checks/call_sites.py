@@ -854,23 +854,14 @@ class CallSiteInference(CheckBase):
             return self._forward_varying[cls_qualname]
         self._forward_varying[cls_qualname] = frozenset()
         found: set[str] = set()
-        peers = self.project_callers or self.peer_files()
-        read = 0
-        for module in [self.info.name, *sorted(self.index.importers(self.info.name))]:
-            info = self.index.modules.get(module)
-            names = self._instance_names(info, cls_qualname) if info is not None else {}
-            if not names:  # from the index alone: most modules build no instance of the class
-                continue
-            if info is self.info:
-                tree = self.module_tree
-            else:
-                read += 1  # each is parsed
-                other = peers.visitor(str(info.path)) if peers is not None and read <= IMPORTERS_READ_MAX else None
-                tree = other.module_tree if other is not None else None
-            if tree is not None:
-                finder = RootCalls(names)
-                walk(tree, finder)
-                found |= _varying_params(node, finder.sites.get(cls_qualname, []), tree, bound=True)
+        names = self._instance_names(self.info, cls_qualname)
+        if names and self.module_tree is not None:
+            finder = RootCalls(names)
+            walk(self.module_tree, finder)
+            found |= _varying_params(node, finder.sites.get(cls_qualname, []), self.module_tree, bound=True)
+        for _, finder, other in self._importers_calling(lambda info: self._instance_names(info, cls_qualname)):
+            if finder is not None:
+                found |= _varying_params(node, finder.sites.get(cls_qualname, []), other.module_tree, bound=True)
         self._forward_varying[cls_qualname] = frozenset(found)
         return self._forward_varying[cls_qualname]
 
@@ -903,27 +894,20 @@ class CallSiteInference(CheckBase):
         through ProjectCallers; None when one of them cannot be read, uses the function other than
         by calling it, or calls it where ArgKinds cannot see, and when more than
         IMPORTERS_READ_MAX modules import it (each is parsed: the convention holds there)."""
-        peers = self.project_callers or self.peer_files()
-        if peers is None:
+        if (self.project_callers or self.peer_files()) is None:
             return None
         target = f"{self.info.name}.{qualname}"
-        found: list = []
-        read = 0
-        for module in sorted(self.index.importers(self.info.name)):
-            info = self.index.modules.get(module)
-            if info is None:
-                return None
+
+        def names_in(info: ModuleInfo) -> dict[str, str]:
             names = {f"{local}{target[len(imported):]}": qualname for local, imported in info.imports.items()
                      if target == imported or target.startswith(imported + ".")}
             names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
-            if not names:
-                continue  # it imports other names of this module
-            read += 1
-            other = peers.visitor(str(info.path)) if read <= IMPORTERS_READ_MAX else None
-            if other is None or other.module_tree is None:
+            return names  # {}: it imports other names of this module
+
+        found: list = []
+        for _, finder, other in self._importers_calling(names_in):
+            if finder is None:
                 return None
-            finder = RootCalls(names)
-            walk(other.module_tree, finder)
             sites = other._root_sites(node, finder.sites.get(qualname, [])) if qualname not in finder.escaped else None
             if sites is None:
                 return None
@@ -931,6 +915,29 @@ class CallSiteInference(CheckBase):
             self._imported_varying.setdefault(qualname, set()).update(
                 _varying_params(node, finder.sites.get(qualname, []), other.module_tree))
         return found
+
+    def _importers_calling(self, names_in: Callable[[ModuleInfo], dict[str, str]]):
+        """For each scanned module importing this one (sorted) for which `names_in(info)` (from
+        the index alone) names something to call: `(info, RootCalls of those names over the
+        module, its visitor)`. The RootCalls and visitor are None for a module the index lacks or
+        that cannot be read, and past IMPORTERS_READ_MAX such modules (each is parsed)."""
+        peers = self.project_callers or self.peer_files()
+        read = 0
+        for module in sorted(self.index.importers(self.info.name)):
+            info = self.index.modules.get(module)
+            names = names_in(info) if info is not None else {}
+            if info is not None and not names:
+                continue
+            if info is not None:
+                read += 1
+            other = peers.visitor(str(info.path)) if info is not None and peers is not None \
+                and read <= IMPORTERS_READ_MAX else None
+            if other is None or other.module_tree is None:
+                yield info, None, None
+                continue
+            finder = RootCalls(names)
+            walk(other.module_tree, finder)
+            yield info, finder, other
 
     def _nested_root_calls(self, qualname: str, node: cst.FunctionDef) -> RootCalls | None:
         """RootCalls over the body of the def that `node` (qualified `qualname`) is nested in,
