@@ -263,3 +263,36 @@ def test_generator_expression_that_dynamo_will_not_convert_is_a_frame_fallback(e
     # It splits no graph: the print does.
     [entry] = [e for e in report["entries"] if e["name"].endswith(":scaled")]
     assert "GB0003" not in entry["largest_split_by"] and entry["graph_breaks"] == 2
+
+
+EXISTS = '''\
+import os
+
+import torch
+
+
+@torch.compile(backend="eager")
+def maybe_cache(x, path):
+    y = x + 1
+    if not os.path.exists(path):
+        y = y * 2
+    return y
+
+
+print(maybe_cache(torch.ones(2), "/nonexistent/cache.pt").sum().item())
+'''
+
+
+@pytest.mark.versions
+def test_break_inside_a_frozen_standard_module_is_placed_at_the_user_line(tmp_path: Path) -> None:
+    """`os.path.exists` breaks in `<frozen genericpath>` (posix.stat is skipped): the stack keeps
+    the user frames above that frozen frame, so the break lands on the user's line and confirms
+    the static prediction there."""
+    program = write(tmp_path / "cache.py", EXISTS)
+    out = tmp_path / "report.json"
+    proc = breakscan("run", "--format", "json", "-o", str(out), "--root", str(tmp_path), str(program), cwd=tmp_path)
+    report = json.loads(out.read_text())
+    line = line_of(program, "if not os.path.exists(path):")
+    [f] = [f for f in report["findings"] if f["status"] == "confirmed"]
+    assert (f["rule_id"], f["path"], f["line"]) == ("BRK210", "cache.py", line), proc.stderr
+    assert not [f for f in report["findings"] if f["path"].startswith("<frozen")]

@@ -658,14 +658,17 @@ def is_machinery(path: str) -> bool:
 def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[dict[str, Any]]:
     """Drop the frames above the compiled function (runpy, the probe, torch's call machinery).
 
-    Leading frames of breakscan, torch, the standard library or without a file go; a library's
-    frames stay (its code may be the compiled function), and so does every frame inward, but for
+    Leading frames of breakscan, torch, the standard library or without a file go (frozen
+    modules only where they lead); a library's frames stay (its code may be the compiled
+    function), and so does every frame inward, but for
     trailing Dynamo polyfill frames (before 2.13 a break inside one, e.g.
     `a.data_ptr() == b.data_ptr()` traced through `polyfills.cmp_eq`, ends the stack there).
     """
     start = 0
     for i, fr in enumerate(frames):
-        if is_breakscan(fr["path"]) or fr["path"].startswith("<frozen"):
+        # `<frozen runpy>` right below the probe goes; a frozen module the user's code called
+        # (`os.path.exists` breaks in `<frozen genericpath>`) is the innermost frame and stays.
+        if is_breakscan(fr["path"]) or (fr["path"].startswith("<frozen") and i == start):
             start = i + 1
     rest = frames[start:]
     while (rest and len(rest) > 1 and is_machinery(rest[0]["path"])
