@@ -11,7 +11,8 @@ backend "eager"). The index records, per module, the globals whose value kind is
 - never bound again: no second module-level binding (assignment, import, `def`, `for`, `with`,
   `del`, augmented assignment), no `global NAME` in any function of the module, no
   `module.NAME = ...` from a module that imports it;
-- a list or dict never changed in place (`TABLE.append(...)`, `LOOKUP[k] = ...`) anywhere in its module.
+- a list or dict of tensors never changed in place (`TABLE.append(...)`, `LOOKUP[k] = ...`)
+  anywhere in its module (one of Python values stays a Python value whatever it holds).
 
 A global bound once (same conditions) to an instance of an `nn.Module` class (`model = Net()`,
 `torch.nn.Linear(4, 2).eval()`) is a module where its own module reads it: calling it runs the
@@ -63,11 +64,9 @@ def collect(info: ModuleInfo, tree: ast.Module, declared_global: set[str]) -> No
             info.global_instances[name] = cls  # `model = Net().to(device)`: a module if Net is one
         elif isinstance(value, ast.Call) and (factory := factory_call(info, value)):
             info.global_factory_calls[name] = factory  # `model = build(cfg)`
-    # A list/dict of Python values says little; dropping it spares the walk for in-place changes.
-    containers = {n for n in kinds if isinstance(single[n], (ast.List, ast.Dict, ast.Set))}
-    for name in [n for n in containers if kinds[n] == "scalar"]:
-        del kinds[name]
-        containers.discard(name)
+    # A list/dict of Python values stays one when changed in place (its kind says only that:
+    # `CLASSES[t]` indexes a Python list); only containers of tensors need the walk.
+    containers = {n for n in kinds if isinstance(single[n], (ast.List, ast.Dict, ast.Set)) and kinds[n] != "scalar"}
     if containers:
         for node in ast.walk(tree):
             _mutation(node, containers, kinds)

@@ -370,25 +370,42 @@ class TypeEnv:
                 return T.TENSOR_MAP
             return T.SCALAR
         if isinstance(node, cst.ListComp):  # `[h * 2 for h in hs]`: a list of tensors
-            return T.TENSOR_SEQ if self._element_of(node) in TENSORISH else T.SCALAR
+            return T.TENSOR_SEQ if self.element_of(node) in TENSORISH else T.SCALAR
         if isinstance(node, (cst.Set, cst.DictComp, cst.SetComp, cst.Lambda)):
             return T.SCALAR
         return T.UNKNOWN
 
-    def _element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
+    def element_kind(self, it: cst.BaseExpression) -> T:
+        """The kind of what iterating `it` gives: a tensor for a tensor or a list of tensors (rows,
+        elements), a module for a module list, a Python value for `range()`, else UNKNOWN."""
+        kind = self.kind(it)
+        if kind in (T.TENSOR_SEQ, *TENSORISH):
+            return T.TENSOR
+        if kind is T.MODULE:
+            return T.MODULE
+        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
+            return T.SCALAR
+        return T.UNKNOWN
+
+    def zipped_kinds(self, it: cst.BaseExpression) -> list[T] | None:
+        """Per position, the kinds of the tuples `zip(a, b, ...)` or `enumerate(a)` give (for
+        `for v, i in zip(values, ids):`), each from `element_kind`; None for any other iterable."""
+        if not (isinstance(it, cst.Call) and it.args and all(a.keyword is None and not a.star for a in it.args)):
+            return None
+        name = dotted_name(it.func)
+        if name not in ("zip", "enumerate") or self.is_local(name):
+            return None
+        if name == "enumerate":
+            return [T.SCALAR, self.element_kind(it.args[0].value)] if len(it.args) == 1 else None
+        return [self.element_kind(a.value) for a in it.args]
+
+    def element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
         """The kind of a comprehension's element, its `for` targets bound in a scope of their own
-        (an element of a tensor or a list of tensors is a tensor; of `range()` a Python value)."""
+        (see `element_kind` and `zipped_kinds`)."""
         scope = TypeEnv(self.info, parent=self)
         clause: cst.CompFor | None = comp.for_in
         while clause is not None:
-            it = scope.kind(clause.iter)
-            if it in (T.TENSOR_SEQ, *TENSORISH):
-                inner = T.TENSOR
-            elif isinstance(clause.iter, cst.Call) and dotted_name(clause.iter.func) == "range":
-                inner = T.SCALAR
-            else:
-                inner = T.UNKNOWN
-            scope.bind(clause.target, inner)
+            scope.bind(clause.target, scope.element_kind(clause.iter), scope.zipped_kinds(clause.iter))
             clause = clause.inner_for_in
         return scope.kind(comp.elt)
 
@@ -476,7 +493,7 @@ class TypeEnv:
         if qual in ("tuple", "list") and len(node.args) == 1 and not node.args[0].star:
             arg = node.args[0].value
             if isinstance(arg, (cst.GeneratorExp, cst.ListComp)):
-                return T.TENSOR_SEQ if self._element_of(arg) in TENSORISH else T.SCALAR
+                return T.TENSOR_SEQ if self.element_of(arg) in TENSORISH else T.SCALAR
             return T.TENSOR_SEQ if self.kind(arg) is T.TENSOR_SEQ else T.UNKNOWN
         if qual in PY_SHAPE_BUILTINS:
             return T.SHAPE if node.args and self.kind(node.args[0].value) in (

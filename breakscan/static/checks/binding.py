@@ -252,19 +252,7 @@ class Binder:
     def visit_For(self, node: cst.For) -> None:
         if self.env is None:
             return
-        self.env.bind(node.target, self._element_kind(node.iter))
-
-    def _element_kind(self, it: cst.BaseExpression) -> T:
-        assert self.env is not None
-        kind = self.env.kind(it)
-        if kind in (T.TENSOR_SEQ, *TENSORISH):
-            return T.TENSOR
-        if kind is T.MODULE:
-            return T.MODULE
-        if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
-            return T.SCALAR
-        return T.UNKNOWN
-
+        self.env.bind(node.target, self.env.element_kind(node.iter), self.env.zipped_kinds(node.iter))
 
 
 class ReturnCollector(Binder):

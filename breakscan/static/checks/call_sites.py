@@ -207,6 +207,16 @@ def _passed_literal(node: cst.FunctionDef, sites: list, name: str) -> bool:
     return True
 
 
+def _values_not_objects(node: cst.FunctionDef, joined: dict[str, T], sites: list) -> dict[str, T]:
+    """`joined` (a compiled function's parameter kinds from its calls `sites`) without the Python
+    values whose attributes the body reads: objects (`start.record()` on a CUDA event), whose
+    methods may be the break, keep the root convention. A literal at every call (`fn(x, "abc")`)
+    is a plain value whatever the body reads of it."""
+    objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
+    return {name: kind for name, kind in joined.items()
+            if kind not in (T.SCALAR, T.SHAPE) or name not in objects or _passed_literal(node, sites, name)}
+
+
 def compiled_name(value: cst.BaseExpression) -> cst.Name | cst.Attribute | None:
     """The function name a compile call applies to: `torch.compile(fn, ...)`,
     `torch.compile(backend=...)(fn)`, `torch._dynamo.optimize("eager")(fn)`,
@@ -232,12 +242,15 @@ class RootCalls(cst.CSTVisitor):
     value, yielded to breakscan_examples, rebound, a nested def of that name): some of their
     calls cannot be seen here."""
 
-    def __init__(self, names: dict[str, str], enclosing: cst.FunctionDef | None = None) -> None:
+    def __init__(self, names: dict[str, str], enclosing: cst.FunctionDef | None = None,
+                 instances: bool = False) -> None:
         """`names`: callable name, plain or dotted -> the function it runs (itself, or an alias's
         target); `enclosing`: the def whose body is walked (a nested function's calls), None: a
-        module."""
+        module; `instances`: the names are module instances, whose attribute reads
+        (`model.eval()`, `model.parameters()`) are no use of `forward` (but `model.forward`)."""
         self.names = names
         self.enclosing = enclosing
+        self.instances = instances
         # a call, or the argument tuple of a `yield fn, (args)` in breakscan_examples
         self.sites: dict[str, list[tuple[cst.Call | cst.Tuple | cst.List, cst.FunctionDef | None]]] = {}
         self.escaped: set[str] = set()
@@ -255,8 +268,8 @@ class RootCalls(cst.CSTVisitor):
         self._defs.pop()
 
     def visit_Assign(self, node: cst.Assign) -> None:
-        if compiled_name(node.value) is not None:  # `fast = torch.compile(step)`
-            self._allowed.update(id(t.target) for t in node.targets)
+        if compiled_name(node.value) is not None or (self.instances and isinstance(node.value, cst.Call)):
+            self._allowed.update(id(t.target) for t in node.targets)  # `fast = torch.compile(step)`
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
@@ -296,6 +309,9 @@ class RootCalls(cst.CSTVisitor):
             self.escaped.add(self.names[node.value])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        if self.instances and isinstance(node.value, cst.Name) and node.value.value in self.names \
+                and node.attr.value not in ("forward", "__call__"):
+            self._allowed.add(id(node.value))
         if self._dotted and id(node) not in self._allowed and (name := dotted_name(node)) in self.names:
             self.escaped.add(self.names[name])
 
@@ -810,6 +826,13 @@ class CallSiteInference(CheckBase):
         if qualname in self._root_kinds:
             return self._root_kinds[qualname]
         self._root_kinds[qualname] = {}
+        cls_name, _, meth = qualname.rpartition(".")
+        if meth == "forward" and cls_name in self.info.classes and node is not None:
+            found = self._forward_sites(self.info.classes[cls_name].qualname, node)
+            if found:
+                joined = self._join_sites(node, qualname, set(), found, method=True)
+                self._root_kinds[qualname] = _values_not_objects(node, joined, found)
+            return self._root_kinds[qualname]
         if "." in qualname:
             finder = self._nested_root_calls(qualname, node) if node is not None else None
         else:
@@ -831,13 +854,7 @@ class CallSiteInference(CheckBase):
         if not found:
             return {}
         joined = self._join_sites(node, qualname, set(), found, method=False)
-        # A "Python value" whose attributes the body reads is an object (`start.record()` on a
-        # CUDA event): its methods may be the break, so it keeps the convention.
-        # A literal at every call (`fn(x, "abc")`) is a plain value whatever the body reads of it.
-        objects = {a.value.value for a in iter_nodes(node.body, cst.Attribute) if isinstance(a.value, cst.Name)}
-        self._root_kinds[qualname] = {name: kind for name, kind in joined.items()
-                                      if kind not in (T.SCALAR, T.SHAPE) or name not in objects
-                                      or _passed_literal(node, found, name)}
+        self._root_kinds[qualname] = _values_not_objects(node, joined, found)
         if "." not in qualname:
             scalars = {name for name, kind in self._root_kinds[qualname].items() if kind is T.SCALAR}
             varying = _varying_params(node, finder.sites.get(qualname, []), self.module_tree)
@@ -864,6 +881,38 @@ class CallSiteInference(CheckBase):
                 found |= _varying_params(node, finder.sites.get(cls_qualname, []), other.module_tree, bound=True)
         self._forward_varying[cls_qualname] = frozenset(found)
         return self._forward_varying[cls_qualname]
+
+    def _forward_sites(self, cls_qualname: str, node: cst.FunctionDef) -> list | None:
+        """`_root_sites` of the calls of the instances of the module class `cls_qualname` that
+        its module and the modules importing it bind (`_instance_names`: `loss = torch.compile(
+        Loss())`, then `loss(pred, target, valid)`), which run its `forward` (`node`). None when
+        no module binds one, an instance is used other than by a call or an attribute read
+        (passed to a function, `model.forward`), a call is not seen, or the class is built
+        anywhere else (an instance whose calls are out of sight)."""
+        if self.module_tree is None:
+            return None
+        built = sum(1 for info in self.index.modules.values() for v in info.var_classes.values()
+                    if v == cls_qualname or v.endswith("." + cls_qualname.rpartition(".")[2]))
+        modules = [(self, self._instance_names(self.info, cls_qualname))]
+        for info, finder, other in self._importers_calling(lambda i: self._instance_names(i, cls_qualname)):
+            if finder is None:
+                return None
+            modules.append((other, self._instance_names(info, cls_qualname)))
+        bound = sum(len([n for n in names if n in m.info.var_classes]) for m, names in modules)
+        if not any(names for _, names in modules) or built != bound:
+            return None
+        found: list = []
+        for visitor, names in modules:
+            if not names:
+                continue
+            finder = RootCalls(names, instances=True)
+            walk(visitor.module_tree, finder)
+            sites = visitor._root_sites(node, finder.sites.get(cls_qualname, [])) \
+                if cls_qualname not in finder.escaped else None
+            if sites is None:
+                return None
+            found += sites
+        return found
 
     def _instance_names(self, info: ModuleInfo, cls_qualname: str) -> dict[str, str]:
         """Names module `info` binds to an instance of the class `cls_qualname` (`model =
@@ -1085,7 +1134,7 @@ class CallSiteInference(CheckBase):
         for call, args in sites:
             skip = 0
             if is_method and "staticmethod" not in decorators:
-                recv = call.func.value if isinstance(call.func, cst.Attribute) else None
+                recv = call.func.value if isinstance(call, cst.Call) and isinstance(call.func, cst.Attribute) else None
                 unbound = (isinstance(recv, cst.Name) and recv.value in self.info.classes
                            and "classmethod" not in decorators)  # `Class._m(obj, x)`
                 skip = 0 if unbound else 1
@@ -1133,10 +1182,16 @@ class CallSiteInference(CheckBase):
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
         `mod.f(x)` through this module's imports, `self.m(x)` through `cls` and its bases, or
         `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, FunctionInfo.loop_attrs)
-        through the submodules `__init__` builds (RegionFinder.submodule_methods), or
-        `model.m(x)` on a module-level instance (ProjectIndex.instance_method)."""
+        through the submodules `__init__` builds (RegionFinder.submodule_methods),
+        `model.m(x)` on a module-level instance (ProjectIndex.instance_method), or `model(x)` on
+        an instance (`model = Net()`) for its `__call__` or `forward` (RegionFinder.instance_call)."""
         func = call.func
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
+        if isinstance(func, cst.Name) and target[1].rsplit(".", 1)[-1] in ("__call__", "forward"):
+            built = self.info.module_vars.get(func.value) or self.info.var_classes.get(func.value)
+            if built and self.index.lookup_class(built):  # `clamp(x)`, `clamp = Clamp(0.5)`: its `__call__`
+                found = self.index.method(built, "__call__") or self.index.method(built, "forward")
+                return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
         if last is None or last != target[1].rsplit(".", 1)[-1]:
             return False
         attr = _submodule_receiver(func.value, loops or {}) if isinstance(func, cst.Attribute) else None

@@ -8,7 +8,7 @@ import libcst as cst
 from breakscan.static.checks.call_patterns import CallPatternChecks
 from breakscan.static.index import DISABLE_DECORATORS
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import T
+from breakscan.static.tensors import TENSORISH, T
 
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
                       "operator.index"}
@@ -23,6 +23,8 @@ SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "tor
                   # NumPy is traced as torch under Dynamo: a tensor size breaks the same way (GB0033)
                   "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange",
                   "numpy.linspace", "numpy.eye"}
+# Functions whose pad widths must be Python ints (`F.pad(x, (0, n))`: a tensor `n` is read, GB0033).
+PAD_FUNCTIONS = {"torch.nn.functional.pad"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
                 "register_full_backward_pre_hook", "register_backward_hook",
                 "register_module_forward_hook"}
@@ -80,6 +82,9 @@ class CallChecks(CallPatternChecks):
         args = [a.value for a in node.args if not a.keyword and not a.star]
         if qual in SIZE_FACTORIES:
             self._size_arguments(node)
+        elif qual in PAD_FUNCTIONS:  # the widths only: the first argument is the padded tensor
+            self._size_arguments(node, [a.with_changes(keyword=None) for i, a in enumerate(node.args)
+                                        if (a.keyword is None and i == 1) or (a.keyword and a.keyword.value == "pad")])
         if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("scalar-conversion", node)
         elif qual.startswith("math.") and qual not in MATH_ON_TENSORS and any(
@@ -89,6 +94,8 @@ class CallChecks(CallPatternChecks):
             self._emit_check("tensor-str", node)
         elif qual == "range" and any(self.env.is_tensor(a) for a in args):
             self._emit_check("tensor-range", node)
+        elif qual in ("any", "all") and len(node.args) == 1 and self._tensor_elements(args[0] if args else None):
+            self._emit_check("tensor-branch", node)  # the builtin tests `bool()` of each element
         elif qual == "next" and args and self._is_passed_in(args[0]):
             self._emit_check("next-on-argument", node)
         elif qual == "torch.where" and len(args) == 1 and not any(a.keyword for a in node.args):
@@ -207,9 +214,22 @@ class CallChecks(CallPatternChecks):
                 values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
         return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
 
-    def _size_arguments(self, node: cst.Call) -> None:
+    def _tensor_elements(self, it: cst.BaseExpression | None) -> bool:
+        """Whether iterating `it` gives tensors the inference is sure of: a generator or list
+        comprehension of tensor conditions (`t.isnan().any() for t in ts`), a list of tensors,
+        a tensor (its rows); not one only guessed by the root parameters' convention."""
         assert self.env is not None
-        for arg in node.args:
+        if it is None:
+            return False
+        if isinstance(it, (cst.GeneratorExp, cst.ListComp)):
+            return self.env.element_of(it) in TENSORISH
+        return self.env.kind(it) in (T.TENSOR_SEQ, *TENSORISH) and not self._only_guessed(it)
+
+    def _size_arguments(self, node: cst.Call, args: list[cst.Arg] | None = None) -> None:
+        """BRK108 on `node` when one of `args` (default: its arguments) is a size, or a tuple or
+        list of sizes, computed as a tensor in this graph."""
+        assert self.env is not None
+        for arg in node.args if args is None else args:
             if arg.keyword is not None or arg.star:
                 continue
             # A size given as one tuple or list (`torch.zeros((n, d))`) is checked element by element.

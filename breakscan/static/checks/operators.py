@@ -1,6 +1,6 @@
 """Checks on operators: comparisons (lists holding a tensor, `data_ptr()`, `in` a torch function's
-`__kwdefaults__`, `in` a tensor), indexing by a boolean mask, slicing with a tensor bound, `%` formatting of a
-tensor, and scalar parameters of a compiled root meeting tensors."""
+`__kwdefaults__`, `in` a tensor), indexing by a boolean mask, a 0-dim tensor or (a Python sequence) by
+any tensor, slicing with a tensor bound, `%` formatting of a tensor, and scalar parameters of a compiled root meeting tensors."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ from breakscan.static.walk import iter_nodes
 
 # Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
 ZERO_DIM_INDEX_REDUCTIONS = {"argmax", "argmin"}
+
+# Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors).
+PYTHON_SEQUENCE_KINDS = (T.SCALAR, T.TENSOR_SEQ, T.SHAPE)
 
 
 # Attributes of a torch function that Dynamo hands back as opaque values (no `in` test on them).
@@ -133,6 +136,10 @@ class OperatorChecks(CheckBase):
             self._emit_check("tensor-slice-bound", node)
             return
         if not self.env.is_tensor(node.value):
+            if self.env.kind(node.value) in PYTHON_SEQUENCE_KINDS and any(
+                    isinstance(e.slice, cst.Index) and self.env.is_tensor(e.slice.value)
+                    and not self._only_guessed(e.slice.value) for e in node.slice):
+                self._emit_check("sequence-tensor-index", node)  # `__index__` reads it with `.item()`
             return
         if any(isinstance(e.slice, cst.Index) and self._zero_dim_index(e.slice.value) for e in node.slice):
             self._emit_check("zero-dim-tensor-index", node)
@@ -223,6 +230,6 @@ class OperatorChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection",
                          "tensor-membership"),
-    "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index"),
+    "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index", "sequence-tensor-index"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }

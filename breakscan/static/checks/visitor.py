@@ -262,6 +262,15 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
         self._track(node.target, None)
+        if self._guessed and self.env is not None:  # rows of a tensor only guessed are guessed too
+            target, it = node.target, node.iter
+            pairs = [(target, it)]
+            if isinstance(target, (cst.Tuple, cst.List)) and self.env.zipped_kinds(it) is not None:
+                args = [None, *it.args] if dotted_name(it.func) == "enumerate" else list(it.args)  # type: ignore[attr-defined]
+                pairs = [(el.value, a.value if a is not None else None) for el, a in zip(target.elements, args)]
+            for name, value in pairs:
+                if isinstance(name, cst.Name) and value is not None and self._only_guessed(value):
+                    self._guessed[-1].add(name.value)
 
     def _track(self, target: cst.BaseExpression, value: cst.BaseExpression | None,
                augmented: bool = False) -> None:

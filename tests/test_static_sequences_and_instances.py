@@ -1,0 +1,193 @@
+"""Values the static pass follows through Python containers and module instances, each checked
+against Dynamo on a script run as users run it (`breakscan run`):
+
+- a Python list, tuple or string indexed by a tensor (BRK261): `__index__` reads it with `.item()`;
+- the elements `zip(...)` and `enumerate(...)` give in a `for` loop: rows of a tensor are tensors
+  (`int(i)` of one is BRK104), the `enumerate` counter is a Python int;
+- pad widths of `F.pad` computed as a tensor (BRK108);
+- the arguments a compiled module instance is called with are its `forward`'s parameters
+  (`loss(pred, target, valid)` with a boolean `valid`: `x[valid]` is BRK106).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
+                            static_findings, write_files)
+
+SEQUENCES = '''\
+import torch
+import torch.nn.functional as F
+
+CLASSES = ["cat", "dog", "bird"]
+SCALES = (0.5, 1.0, 2.0)
+
+
+@torch.compile(backend="eager")
+def predict(logits):
+    probs = logits.softmax(-1)
+    label = CLASSES[probs.argmax()]
+    return probs * SCALES[1], label
+
+
+@torch.compile(backend="eager")
+def group_sum(values, ids):
+    totals = {}
+    for v, i in zip(values, ids):
+        totals[int(i)] = totals.get(int(i), 0) + v
+    return totals
+
+
+@torch.compile(backend="eager")
+def weighted(feats):
+    out = 0
+    for i, f in enumerate(feats):
+        out = out + f * SCALES[i]
+    return out
+
+
+@torch.compile(backend="eager")
+def pad_to(x, lengths):
+    longest = lengths.max()
+    return F.pad(x, (0, longest - x.shape[-1]))
+
+
+print(predict(torch.rand(3))[1])
+print(group_sum(torch.rand(4), torch.tensor([0, 1, 0, 1])))
+print(weighted([torch.rand(2), torch.rand(2)]).shape)
+print(pad_to(torch.rand(2, 3), torch.tensor([5, 4])).shape)
+'''
+
+
+def test_sequence_index_zip_rows_and_pad_widths_are_predicted(tmp_path):
+    found = rule_lines(static_findings(tmp_path, SEQUENCES))
+    assert ("BRK261", 11) in found, found  # CLASSES[probs.argmax()]
+    assert ("BRK104", 19) in found, found  # int(i), i a row of `ids`
+    assert ("BRK108", 34) in found, found  # F.pad widths from lengths.max()
+    # SCALES[1] (an int index) and SCALES[i] (`enumerate`'s counter) are plain Python indexing.
+    assert not {(r, line) for r, line in found if line in (12, 27)}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_sequence_index_zip_rows_and_pad_widths(tmp_path):
+    write_files(tmp_path, {"train.py": SEQUENCES})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK261", "train.py", 11), ("BRK104", "train.py", 19),
+                                   ("BRK108", "train.py", 34)])
+
+
+INSTANCES = '''\
+import torch
+import torch.nn as nn
+
+
+class MaskedL1(nn.Module):
+    def forward(self, pred, target, valid):
+        diff = (pred - target)[valid]
+        return diff.abs().mean()
+
+
+class Scaled(nn.Module):
+    def forward(self, x, factor):
+        if factor > 2:
+            return x * factor
+        return x
+
+
+loss_fn = torch.compile(MaskedL1(), backend="eager")
+scaled = torch.compile(Scaled(), backend="eager")
+loss_fn.train()
+
+
+def main():
+    pred, target = torch.rand(6), torch.rand(6)
+    valid = torch.tensor([1, 0, 1, 1, 0, 1], dtype=torch.bool)
+    print(loss_fn(pred, target, valid).item())
+    print(loss_fn(pred, target, pred > 0.5).item())
+    print(scaled(pred, 3).sum().item())
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_forward_parameters_take_what_the_instance_calls_pass(tmp_path):
+    found = rule_lines(static_findings(tmp_path, INSTANCES))
+    assert ("BRK106", 7) in found, found  # every call passes a boolean mask
+    assert ("BRK101", 13) not in found, found  # `factor` is the int 3 at its only call
+
+
+def test_an_instance_used_otherwise_keeps_the_convention(tmp_path):
+    """Passed to a function, the instance may be called anywhere: its calls say nothing."""
+    source = INSTANCES.replace("    main()", "    main()\n    print(run_twice(loss_fn))") + '''
+
+def run_twice(fn):
+    x = torch.rand(6)
+    return fn(x, x, x)
+'''
+    assert ("BRK106", 7) not in rule_lines(static_findings(tmp_path, source))
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_mask_passed_to_a_compiled_instance(tmp_path):
+    write_files(tmp_path, {"train.py": INSTANCES})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK106", "train.py", 7)])
+
+
+CALLABLES = '''\
+import torch
+
+
+class Clamp:
+    def __init__(self, hi):
+        self.hi = hi
+
+    def __call__(self, x):
+        if x.max() > self.hi:
+            x = x.clamp(max=self.hi)
+        return x
+
+
+clamp = Clamp(0.5)
+
+
+@torch.compile(backend="eager")
+def post(x):
+    return clamp(x * 2)
+
+
+@torch.compile(backend="eager")
+def any_nan(tensors):
+    if any(torch.isnan(t).any() for t in tensors):
+        return tensors[0]
+    return tensors[0] * 2, all(t.shape[0] == 3 for t in tensors)
+
+
+print(post(torch.rand(3)).shape)
+print(any_nan([torch.rand(3), torch.rand(3)])[0].shape)
+'''
+
+
+def test_instance_call_arguments_and_any_over_tensors_are_predicted(tmp_path):
+    found = rule_lines(static_findings(tmp_path, CALLABLES))
+    assert ("BRK101", 9) in found, found  # x is what `clamp(x * 2)` passes: a tensor
+    assert ("BRK101", 24) in found, found  # any() of tensor conditions
+    assert ("BRK101", 26) not in found, found  # all() of shape tests
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_instance_call_arguments_and_any_over_tensors(tmp_path):
+    write_files(tmp_path, {"train.py": CALLABLES})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert ("BRK101", "train.py", 9, "confirmed") in found, found
+    assert ("BRK101", "train.py", 24, "confirmed") in found, found
+    assert not {f for f in found if f[3] in ("refuted", "predicted")}, found
