@@ -191,3 +191,50 @@ def test_dynamo_confirms_instance_call_arguments_and_any_over_tensors(tmp_path):
     assert ("BRK101", "train.py", 9, "confirmed") in found, found
     assert ("BRK101", "train.py", 24, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "predicted")}, found
+
+
+COMPREHENSIONS = '''\
+import torch
+
+
+@torch.compile(backend="eager")
+def keep_positive(rows):
+    kept = [r for r in rows if r.sum() > 0]
+    return torch.stack(kept)
+
+
+@torch.compile(backend="eager")
+def split_in(x, n_chunks):
+    size = int(x.shape[0] / n_chunks)
+    return x.split(size)
+
+
+@torch.compile(backend="eager")
+def by_shape(rows, n_parts):
+    return [r * 2 for r in rows if r.shape[0] > 1], x_split(rows, n_parts)
+
+
+def x_split(rows, n_parts):
+    return rows.chunk(n_parts)
+
+
+print(keep_positive(torch.randn(4, 3)).shape)
+print(len(split_in(torch.rand(8), torch.tensor(2))))
+print(len(by_shape(torch.rand(4, 3), 2)[0]))
+'''
+
+
+def test_comprehension_filters_and_numbers_given_as_tensors_are_predicted(tmp_path):
+    found = rule_lines(static_findings(tmp_path, COMPREHENSIONS))
+    assert ("BRK101", 6) in found, found  # `if r.sum() > 0`, r a row of a tensor
+    assert ("BRK104", 12) in found, found  # `n_chunks` reads as a number, every call passes a tensor
+    assert not {(r, line) for r, line in found if line in (18, 22)}, found  # shapes; an int n_parts
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_comprehension_filters_and_numbers_given_as_tensors(tmp_path):
+    write_files(tmp_path, {"train.py": COMPREHENSIONS})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK101", "train.py", 6), ("BRK104", "train.py", 12)])

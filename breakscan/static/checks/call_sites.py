@@ -769,6 +769,10 @@ class CallSiteInference(CheckBase):
                 kind = self.root_call_kinds(qualname, node).get(name, kind)
                 if kind in TENSORISH and name in self._python_values(node):
                     kind = T.UNKNOWN  # `name.startswith("a")`: a str, whatever the convention says
+            elif is_root and kind is T.SCALAR and qualname is not None and param.annotation is None \
+                    and param.default is None:  # a number by its name (`n_chunks`): unless every call passes a tensor
+                passed = self.root_call_kinds(qualname, node).get(name)
+                kind = passed if passed in TENSORISH else kind
             if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)

@@ -68,6 +68,10 @@ class ControlFlowChecks(CheckBase):
         if self.region is not None:
             self._check_test(node.test)
 
+    def visit_CompIf(self, node: cst.CompIf) -> None:
+        if self.region is not None:  # `[r for r in rows if r.sum() > 0]`
+            self._check_test(node.test)
+
     def visit_Assert(self, node: cst.Assert) -> bool:
         # Dynamo 2.13 turns `assert <tensor>` into a traced check, but only with no message or a
         # constant string: any other message (an f-string, `"..." + str(n)`) makes it branch on the

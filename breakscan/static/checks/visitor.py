@@ -262,8 +262,11 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
         self._track(node.target, None)
-        if self._guessed and self.env is not None:  # rows of a tensor only guessed are guessed too
-            target, it = node.target, node.iter
+        self._comprehension_target(node.target, node.iter)
+
+    def _comprehension_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """A loop or comprehension target: rows of a tensor only guessed are guessed too."""
+        if self._guessed and self.env is not None:
             pairs = [(target, it)]
             if isinstance(target, (cst.Tuple, cst.List)) and self.env.zipped_kinds(it) is not None:
                 args = [None, *it.args] if dotted_name(it.func) == "enumerate" else list(it.args)  # type: ignore[attr-defined]
