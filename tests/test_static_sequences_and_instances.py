@@ -53,6 +53,18 @@ def pad_to(x, lengths):
     return F.pad(x, (0, longest - x.shape[-1]))
 
 
+class Router(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.experts = torch.nn.ModuleList([torch.nn.Linear(2, 2) for _ in range(3)])
+
+    def forward(self, x):
+        idx = x.sum(-1).argmax()
+        return self.experts[idx](x)
+
+
+router = torch.compile(Router(), backend="eager")
+print(router(torch.rand(3, 2)).shape)
 print(predict(torch.rand(3))[1])
 print(group_sum(torch.rand(4), torch.tensor([0, 1, 0, 1])))
 print(weighted([torch.rand(2), torch.rand(2)]).shape)
@@ -65,6 +77,7 @@ def test_sequence_index_zip_rows_and_pad_widths_are_predicted(tmp_path):
     assert ("BRK261", 11) in found, found  # CLASSES[probs.argmax()]
     assert ("BRK104", 19) in found, found  # int(i), i a row of `ids`
     assert ("BRK108", 34) in found, found  # F.pad widths from lengths.max()
+    assert ("BRK261", 44) in found, found  # self.experts[idx]: a module list indexed by a tensor
     # SCALES[1] (an int index) and SCALES[i] (`enumerate`'s counter) are plain Python indexing.
     assert not {(r, line) for r, line in found if line in (12, 27)}, found
 
@@ -76,7 +89,7 @@ def test_dynamo_confirms_sequence_index_zip_rows_and_pad_widths(tmp_path):
     write_files(tmp_path, {"train.py": SEQUENCES})
     found = break_statuses(run_findings(tmp_path, "train.py"))
     assert_dynamo_confirms(found, [("BRK261", "train.py", 11), ("BRK104", "train.py", 19),
-                                   ("BRK108", "train.py", 34)])
+                                   ("BRK108", "train.py", 34), ("BRK261", "train.py", 44)])
 
 
 INSTANCES = '''\
@@ -218,7 +231,7 @@ def x_split(rows, n_parts):
     return rows.chunk(n_parts)
 
 
-print(keep_positive(torch.randn(4, 3)).shape)
+print(keep_positive(torch.tensor([[1.0, 2.0, 3.0], [-1.0, -2.0, -3.0], [0.5, 0.0, 0.0]])).shape)
 print(len(split_in(torch.rand(8), torch.tensor(2))))
 print(len(by_shape(torch.rand(4, 3), 2)[0]))
 '''

@@ -1311,6 +1311,7 @@ class ProjectIndex:
     _constructions: dict | None = None  # passed_classes(), cached until the next add
     _attr_kinds: dict | None = None  # class_attr_kinds(), cached until the next add
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
+    _instances_bound: dict[str, int] | None = None  # instances_bound(), cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -1330,6 +1331,7 @@ class ProjectIndex:
         self._constructions = None
         self._attr_kinds = None
         self._splits = {}
+        self._instances_bound = None
 
     def _marked_by_factory(self) -> dict[str, str]:
         """Names bound to what a project factory returns when it wraps a function in a trace
@@ -1491,6 +1493,20 @@ class ProjectIndex:
             if slot == param or slot == position:
                 out.update(dict.fromkeys(built))
         return list(out)
+
+    def instances_bound(self, cls_qualname: str) -> int:
+        """How many names the project's modules bind to an instance of the class `cls_qualname`
+        (ModuleInfo.var_classes, `model = Net()` anywhere in a module, resolved through
+        re-exports)."""
+        if self._instances_bound is None:
+            counts: dict[str, int] = {}
+            for info in self.modules.values():
+                for built in info.var_classes.values():
+                    hit = self.lookup_class(built)
+                    if hit is not None:
+                        counts[hit[1].qualname] = counts.get(hit[1].qualname, 0) + 1
+            self._instances_bound = counts
+        return self._instances_bound.get(cls_qualname, 0)
 
     def built_class(self, factory_qualname: str) -> str:
         """The qualified project class that calling the function `factory_qualname` builds

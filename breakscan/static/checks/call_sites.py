@@ -895,16 +895,16 @@ class CallSiteInference(CheckBase):
         anywhere else (an instance whose calls are out of sight)."""
         if self.module_tree is None:
             return None
-        built = sum(1 for info in self.index.modules.values() for v in info.var_classes.values()
-                    if v == cls_qualname or v.endswith("." + cls_qualname.rpartition(".")[2]))
         modules = [(self, self._instance_names(self.info, cls_qualname))]
         for info, finder, other in self._importers_calling(lambda i: self._instance_names(i, cls_qualname)):
             if finder is None:
                 return None
             modules.append((other, self._instance_names(info, cls_qualname)))
-        bound = sum(len([n for n in names if n in m.info.var_classes]) for m, names in modules)
-        if not any(names for _, names in modules) or built != bound:
+        if not any(names for _, names in modules):
             return None
+        bound = sum(len([n for n in names if n in m.info.var_classes]) for m, names in modules)
+        if self.index.instances_bound(cls_qualname) != bound:
+            return None  # an instance in a module that does not import the class's (a re-export)
         found: list = []
         for visitor, names in modules:
             if not names:

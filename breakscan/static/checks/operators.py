@@ -18,8 +18,9 @@ from breakscan.static.walk import iter_nodes
 # Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
 ZERO_DIM_INDEX_REDUCTIONS = {"argmax", "argmin"}
 
-# Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors).
-PYTHON_SEQUENCE_KINDS = (T.SCALAR, T.TENSOR_SEQ, T.SHAPE)
+# Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors;
+# `nn.ModuleList`/`nn.Sequential`).
+PYTHON_SEQUENCE_KINDS = (T.SCALAR, T.TENSOR_SEQ, T.SHAPE, T.MODULE)
 
 
 # Attributes of a torch function that Dynamo hands back as opaque values (no `in` test on them).
