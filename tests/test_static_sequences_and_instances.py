@@ -251,3 +251,18 @@ def test_dynamo_confirms_comprehension_filters_and_numbers_given_as_tensors(tmp_
     write_files(tmp_path, {"train.py": COMPREHENSIONS})
     found = break_statuses(run_findings(tmp_path, "train.py"))
     assert_dynamo_confirms(found, [("BRK101", "train.py", 6), ("BRK104", "train.py", 12)])
+
+
+def test_pad_widths_given_by_keyword_are_read_too(tmp_path):
+    source = '''\
+import torch
+import torch.nn.functional as F
+
+
+@torch.compile
+def pad_to(x, lengths):
+    longest = lengths.max()
+    return F.pad(x, pad=(0, longest - x.shape[-1]), value=0.0)
+'''
+    found = rule_lines(static_findings(tmp_path, source))
+    assert ("BRK108", 8) in found and not {r for r, _ in found if r == "BRK900"}, found

@@ -83,8 +83,8 @@ class CallChecks(CallPatternChecks):
         if qual in SIZE_FACTORIES:
             self._size_arguments(node)
         elif qual in PAD_FUNCTIONS:  # the widths only: the first argument is the padded tensor
-            self._size_arguments(node, [a.with_changes(keyword=None) for i, a in enumerate(node.args)
-                                        if (a.keyword is None and i == 1) or (a.keyword and a.keyword.value == "pad")])
+            self._size_arguments(node, [cst.Arg(value=a.value) for i, a in enumerate(node.args) if not a.star and (
+                (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "pad"))])
         if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("scalar-conversion", node)
         elif qual.startswith("math.") and qual not in MATH_ON_TENSORS and any(
