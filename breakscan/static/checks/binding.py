@@ -256,30 +256,6 @@ class Binder:
 
     # A comprehension's targets are bound while the walk is inside it (its element comes before
     # its `for` clauses in the tree, so all are bound on entry) and unbound on leaving it.
-    def visit_ListComp(self, node: cst.ListComp) -> None:
-        self._enter_comprehension(node)
-
-    def visit_SetComp(self, node: cst.SetComp) -> None:
-        self._enter_comprehension(node)
-
-    def visit_GeneratorExp(self, node: cst.GeneratorExp) -> None:
-        self._enter_comprehension(node)
-
-    def visit_DictComp(self, node: cst.DictComp) -> None:
-        self._enter_comprehension(node)
-
-    def leave_ListComp(self, original_node: cst.ListComp) -> None:
-        self._leave_comprehension(original_node)
-
-    def leave_SetComp(self, original_node: cst.SetComp) -> None:
-        self._leave_comprehension(original_node)
-
-    def leave_GeneratorExp(self, original_node: cst.GeneratorExp) -> None:
-        self._leave_comprehension(original_node)
-
-    def leave_DictComp(self, original_node: cst.DictComp) -> None:
-        self._leave_comprehension(original_node)
-
     def _enter_comprehension(self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp | cst.DictComp) -> None:
         if self.env is None:
             return
@@ -287,7 +263,7 @@ class Binder:
         clause: cst.CompFor | None = node.for_in
         while clause is not None:
             self.env.bind(clause.target, self.env.element_kind(clause.iter), self.env.zipped_kinds(clause.iter))
-            self._comprehension_target(clause.target, clause.iter)
+            self._loop_target(clause.target, clause.iter)
             clause = clause.inner_for_in
 
     def _leave_comprehension(self, node: cst.CSTNode) -> None:
@@ -295,8 +271,11 @@ class Binder:
         if self.env is not None and stack and stack[-1][0] is node:
             self.env.restore(stack.pop()[1])
 
-    def _comprehension_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
-        """A comprehension's `for` target was bound to what iterating `it` gives (a hook)."""
+    def _loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+        """A loop's or comprehension's `for` target was bound to what iterating `it` gives (a hook)."""
+
+    visit_ListComp = visit_SetComp = visit_GeneratorExp = visit_DictComp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_GeneratorExp = leave_DictComp = _leave_comprehension
 
 
 class ReturnCollector(Binder):

@@ -262,9 +262,9 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
         self._track(node.target, None)
-        self._comprehension_target(node.target, node.iter)
+        self._loop_target(node.target, node.iter)
 
-    def _comprehension_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
+    def _loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """A loop or comprehension target: rows of a tensor only guessed are guessed too."""
         if self._guessed and self.env is not None:
             pairs = [(target, it)]
