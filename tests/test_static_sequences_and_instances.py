@@ -266,3 +266,34 @@ def pad_to(x, lengths):
 '''
     found = rule_lines(static_findings(tmp_path, source))
     assert ("BRK108", 8) in found and not {r for r, _ in found if r == "BRK900"}, found
+
+
+def test_stacking_a_list_built_with_append_gives_a_tensor(tmp_path):
+    """`counts = []`, `counts.append(t)`, `torch.stack(counts)`: a tensor, not a number Dynamo folds."""
+    found = rule_lines(static_findings(tmp_path, {
+        "utils.py": '''\
+import torch
+
+
+def per_class_counts(labels, num_classes):
+    counts = []
+    for c in range(num_classes):
+        counts.append((labels == c).sum())
+    return torch.stack(counts)
+''',
+        "model.py": '''\
+import torch
+
+from utils import per_class_counts
+
+
+@torch.compile
+def weigh(logits, labels):
+    counts = per_class_counts(labels, 3)
+    weights = [1.0 / (c + 1) for c in counts]
+    if any(w > 0.5 for w in weights):
+        logits = logits * 0.5
+    return logits
+''',
+    }))
+    assert ("BRK101", 10) in found, found

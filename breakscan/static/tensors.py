@@ -91,6 +91,10 @@ TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split",
 # torch functions and tensor methods that reduce (one tensor), compare elementwise (two tensors)
 # or return a (values, indices) pair (a `dim` given): the kind depends on the arguments.
 _REDUCTION_OR_PAIR = {"max", "min", "median", "nanmedian"}
+# torch ops that take a list of tensors (often built with `append` on `[]`, which reads as a Python
+# value): their result is a tensor, never a number Dynamo folds.
+TENSOR_LIST_OPS = {"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack",
+                   "torch.dstack", "torch.column_stack", "torch.row_stack"}
 TORCH_BOOL = {"torch.isnan", "torch.isinf", "torch.isfinite", "torch.eq", "torch.ne", "torch.lt",
               "torch.le", "torch.gt", "torch.ge", "torch.logical_and", "torch.logical_or",
               "torch.logical_not", "torch.logical_xor", "torch.any", "torch.all", "torch.isclose",
@@ -508,7 +512,7 @@ class TypeEnv:
             kind = self._torch_call(qual)
             if kind in TENSORISH and self._bool_dtype(node, positional=False):
                 return T.BOOL_TENSOR  # torch.zeros(n, dtype=torch.bool), torch.ones_like(x, dtype=torch.bool)
-            if kind in TENSORISH and qual not in TORCH_FACTORIES and node.args and not any(
+            if kind in TENSORISH and qual not in TORCH_FACTORIES and qual not in TENSOR_LIST_OPS and node.args and not any(
                     self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
                 return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
             return kind
