@@ -297,3 +297,25 @@ def weigh(logits, labels):
 ''',
     }))
     assert ("BRK101", 10) in found, found
+
+
+def test_data_swapped_for_another_dtype_is_flagged_and_a_same_dtype_swap_is_not(tmp_path):
+    """GB0220 (BRK263): `.data =` a half/bfloat16 copy breaks; `.float()` of a float32 tensor is traced."""
+    source = '''\
+import torch
+
+
+class Caster(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.rand(4))
+
+    def forward(self, x, p):
+        self.w.data = self.w.data.half()
+        p.data = p.data.to(dtype=torch.bfloat16)
+        self.w.data = self.w.data.float()
+        p.data = p.data.to(x.device)
+        return x * self.w.float()
+'''
+    found = {line for rule, line in rule_lines(static_findings(tmp_path, source)) if rule == "BRK263"}
+    assert found == {10, 11}, found

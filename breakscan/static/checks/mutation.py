@@ -1,5 +1,5 @@
 """Checks on state a compiled function changes or reads: module counters, buffers reassigned,
-`requires_grad` set, globals rebound elsewhere."""
+`requires_grad` set, `.data` swapped (for another dtype), globals rebound elsewhere."""
 
 from __future__ import annotations
 
@@ -13,6 +13,14 @@ from breakscan.static.syntax import dotted_name
 # in-place `x.add_()`): assigned back to a buffer attribute, the value is still the `nn.Buffer`.
 _MAY_RETURN_SELF = {"to", "type", "type_as", "contiguous", "cpu", "cuda", "float", "double", "half",
                     "bfloat16", "int", "long", "bool", "byte", "char", "short"}
+
+
+# Conversions to a dtype other than float32 (the dtype of parameters and of most tensors): `.data =`
+# one of them changes the dtype, which Dynamo does not trace (GB0220). `.float()` is left out: on a
+# float32 tensor it is a no-op, traced.
+_OTHER_DTYPE_METHODS = {"half", "bfloat16", "double", "int", "long", "bool", "byte", "char", "short"}
+_OTHER_DTYPES = {"float16", "half", "bfloat16", "float64", "double", "int8", "int16", "int32", "int64", "int",
+                 "long", "short", "uint8", "bool", "complex64", "complex128", "float8_e4m3fn", "float8_e5m2"}
 
 
 class MutationChecks(CheckBase):
@@ -40,10 +48,31 @@ class MutationChecks(CheckBase):
         if len(node.targets) != 1:
             return
         target = node.targets[0].target
+        if isinstance(target, cst.Attribute) and target.attr.value == "data" and self._to_other_dtype(node.value):
+            self._emit_check("data-assign-dtype", target)  # GB0220
         if (self._is_numeric_self_attr(target) and isinstance(node.value, cst.BinaryOperation)
                 and self._is_numeric_self_attr(node.value.left)
                 and node.value.left.attr.value == target.attr.value):
             self._emit_check("module-counter", node)
+
+    def _to_other_dtype(self, value: cst.BaseExpression) -> bool:
+        """`t.half()`, `t.to(torch.bfloat16)`, `t.to(dtype=torch.float16)`, `t.type(torch.int64)`:
+        a conversion to a dtype other than float32 (`_OTHER_DTYPES`, named through `torch.`)."""
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)):
+            return False
+        meth = value.func.attr.value
+        if meth in _OTHER_DTYPE_METHODS:
+            return not value.args
+        if meth not in ("to", "type"):
+            return False
+        for arg in value.args:
+            if arg.star or (arg.keyword is not None and arg.keyword.value != "dtype"):
+                continue
+            name = dotted_name(arg.value)
+            qual = self.info.qualify(name) if name else ""
+            if qual.startswith("torch.") and qual[len("torch."):] in _OTHER_DTYPES:
+                return True
+        return False
 
     def _is_numeric_self_attr(self, target: cst.BaseExpression) -> bool:
         if not (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
@@ -108,5 +137,5 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_AssignTarget": ("requires-grad-set", "class-reassign", "data-assign-region-tensor",
                            "tensor-part-assign"),
     "visit_AugAssign": ("module-counter", "requires-grad-set", "buffer-reassign"),
-    "visit_Assign": ("module-counter", "buffer-reassign"), "visit_Name": ("global-mutable-read",),
+    "visit_Assign": ("module-counter", "buffer-reassign", "data-assign-dtype"), "visit_Name": ("global-mutable-read",),
 }
