@@ -16,6 +16,12 @@ import pytest
 from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
                             static_findings, write_files)
 
+def dynamo_statuses(tmp_path, source: str) -> set[tuple[str, str, int, str]]:
+    """`breakscan run train.py` on `source` in a fresh directory: the statuses of its breaks."""
+    write_files(tmp_path, {"train.py": source})
+    return break_statuses(run_findings(tmp_path, "train.py"))
+
+
 SEQUENCES = '''\
 import torch
 import torch.nn.functional as F
@@ -86,8 +92,7 @@ def test_sequence_index_zip_rows_and_pad_widths_are_predicted(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_sequence_index_zip_rows_and_pad_widths(tmp_path):
-    write_files(tmp_path, {"train.py": SEQUENCES})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
+    found = dynamo_statuses(tmp_path, SEQUENCES)
     assert_dynamo_confirms(found, [("BRK261", "train.py", 11), ("BRK104", "train.py", 19),
                                    ("BRK108", "train.py", 34), ("BRK261", "train.py", 44)])
 
@@ -149,8 +154,7 @@ def run_twice(fn):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_mask_passed_to_a_compiled_instance(tmp_path):
-    write_files(tmp_path, {"train.py": INSTANCES})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
+    found = dynamo_statuses(tmp_path, INSTANCES)
     assert_dynamo_confirms(found, [("BRK106", "train.py", 7)])
 
 
@@ -199,8 +203,7 @@ def test_instance_call_arguments_and_any_over_tensors_are_predicted(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_instance_call_arguments_and_any_over_tensors(tmp_path):
-    write_files(tmp_path, {"train.py": CALLABLES})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
+    found = dynamo_statuses(tmp_path, CALLABLES)
     assert ("BRK101", "train.py", 9, "confirmed") in found, found
     assert ("BRK101", "train.py", 24, "confirmed") in found, found
     assert not {f for f in found if f[3] in ("refuted", "predicted")}, found
@@ -248,8 +251,7 @@ def test_comprehension_filters_and_numbers_given_as_tensors_are_predicted(tmp_pa
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_comprehension_filters_and_numbers_given_as_tensors(tmp_path):
-    write_files(tmp_path, {"train.py": COMPREHENSIONS})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
+    found = dynamo_statuses(tmp_path, COMPREHENSIONS)
     assert_dynamo_confirms(found, [("BRK101", "train.py", 6), ("BRK104", "train.py", 12)])
 
 

@@ -391,17 +391,25 @@ class TypeEnv:
             return T.SCALAR
         return T.UNKNOWN
 
-    def zipped_kinds(self, it: cst.BaseExpression) -> list[T] | None:
-        """Per position, the kinds of the tuples `zip(a, b, ...)` or `enumerate(a)` give (for
-        `for v, i in zip(values, ids):`), each from `element_kind`; None for any other iterable."""
+    def zipped_iterables(self, it: cst.BaseExpression) -> list[cst.BaseExpression | None] | None:
+        """Per position of the tuples `zip(a, b, ...)` or `enumerate(a)` give, the iterable it
+        comes from (None for `enumerate`'s counter); None for any other iterable."""
         if not (isinstance(it, cst.Call) and it.args and all(a.keyword is None and not a.star for a in it.args)):
             return None
         name = dotted_name(it.func)
         if name not in ("zip", "enumerate") or self.is_local(name):
             return None
         if name == "enumerate":
-            return [T.SCALAR, self.element_kind(it.args[0].value)] if len(it.args) == 1 else None
-        return [self.element_kind(a.value) for a in it.args]
+            return [None, it.args[0].value] if len(it.args) == 1 else None
+        return [a.value for a in it.args]
+
+    def zipped_kinds(self, it: cst.BaseExpression) -> list[T] | None:
+        """Per position, the kinds of the tuples `zip(...)`/`enumerate(...)` give (for `for v, i in
+        zip(values, ids):`): `element_kind` of each iterable, a Python int for the counter."""
+        sources = self.zipped_iterables(it)
+        if sources is None:
+            return None
+        return [T.SCALAR if src is None else self.element_kind(src) for src in sources]
 
     def element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
         """The kind of a comprehension's element, its `for` targets bound in a scope of their own

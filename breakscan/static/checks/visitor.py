@@ -267,10 +267,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
     def _loop_target(self, target: cst.BaseExpression, it: cst.BaseExpression) -> None:
         """A loop or comprehension target: rows of a tensor only guessed are guessed too."""
         if self._guessed and self.env is not None:
-            pairs = [(target, it)]
-            if isinstance(target, (cst.Tuple, cst.List)) and self.env.zipped_kinds(it) is not None:
-                args = [None, *it.args] if dotted_name(it.func) == "enumerate" else list(it.args)  # type: ignore[attr-defined]
-                pairs = [(el.value, a.value if a is not None else None) for el, a in zip(target.elements, args)]
+            sources = self.env.zipped_iterables(it) if isinstance(target, (cst.Tuple, cst.List)) else None
+            pairs = [(target, it)] if sources is None else [(el.value, src) for el, src in zip(target.elements, sources)]
             for name, value in pairs:
                 if isinstance(name, cst.Name) and value is not None and self._only_guessed(value):
                     self._guessed[-1].add(name.value)
