@@ -77,7 +77,10 @@ class _Parsed:
     path: Path
     source: str
     module: cst.Module
-    data: bytes = b""  # the bytes parsed
+    data: bytes = b""  # the file's bytes
+    # `source` and `module` are the file with the defs no check reads elided (breakscan.static.elide):
+    # for checking only, never printed back as the file
+    elided: bool = False
 
 
 # The libcst trees of files with fixable findings that this process's phase B made, newest last,
@@ -101,7 +104,7 @@ def parsed_again(path: Path) -> _Parsed | Finding:
 
 def _remember(parsed: _Parsed) -> None:
     mp = sys.modules.get("multiprocessing")  # never imported: not a pool worker
-    if mp is not None and mp.parent_process() is not None:
+    if parsed.elided or (mp is not None and mp.parent_process() is not None):
         return
     _RECENT.pop(parsed.path, None)
     _RECENT[parsed.path] = parsed
@@ -147,9 +150,14 @@ def _no_validation(self) -> None:
 _PARSE_LOCK = threading.RLock()
 
 
-def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
+def parse_file(path: Path, cpython_checked: bool = False, regions: list[Region] | None = None,
+               roots: Collection[str] = ()) -> _Parsed | Finding:
     """Parse one file with libcst; a file it cannot read or parse becomes an error Finding.
 
+    `regions` (this file's region functions, from the index of its current bytes): parse the
+    file with the defs no check of them reads elided (breakscan.static.elide; `_Parsed.elided`;
+    `roots`: the project's compiled module-level functions, qualified), when the file is UTF-8
+    and not a notebook; the whole file when that text does not parse.
     Never raises. CPython's own parser checks the file first: it rejects, with a clean
     SyntaxError, MemoryError or RecursionError, the pathological nesting on which libcst's
     native parser overflows the C stack and kills the process; libcst then runs in a thread
@@ -164,6 +172,10 @@ def parse_file(path: Path, cpython_checked: bool = False) -> _Parsed | Finding:
         return rejected
     import libcst as cst
 
+    if regions:
+        elided = _parse_elided(path, data, regions, roots)
+        if elided is not None:
+            return elided
     try:
         module = run_deep(parse_unvalidated, data)
     except cst.ParserSyntaxError as exc:
@@ -335,6 +347,37 @@ def file_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=20).hexdigest()
 
 
+def _elided_text(path: Path, data: bytes, regions: list[Region], roots: Collection[str]) -> str | None:
+    """`data`'s text with the defs no check of `regions` reads elided (breakscan.static.elide),
+    or None: nothing to elide, another encoding than UTF-8, or a notebook."""
+    from breakscan.static.elide import elided_source
+
+    if not regions or is_notebook(path) or data.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        if tokenize.detect_encoding(io.BytesIO(data).readline)[0] != "utf-8":
+            return None
+        text = data.decode("utf-8")
+    except (SyntaxError, UnicodeDecodeError):
+        return None
+    return elided_source(text, regions[0].module, regions, roots)
+
+
+def _parse_elided(path: Path, data: bytes, regions: list[Region], roots: Collection[str],
+                  deep: bool = True) -> _Parsed | None:
+    """`data` parsed as `_elided_text` gives it (in run_deep unless `deep` is False: the caller
+    runs there already), or None when there is no such text or it does not parse (the caller
+    parses the whole file and reports what it must)."""
+    source = _elided_text(path, data, regions, roots)
+    if source is None:
+        return None
+    try:
+        module = run_deep(parse_unvalidated, source) if deep else parse_unvalidated(source)
+    except Exception:  # breakscan's elision at fault: the whole file decides
+        return None
+    return _Parsed(path, source, module, data, elided=True)
+
+
 def index_file(path: Path) -> FileIndex:
     """Read, hash and index one file with `ast`; unreadable/unparsable files get an error."""
     data = read_source(path)
@@ -364,16 +407,20 @@ def index_file(path: Path) -> FileIndex:
 # phase B ---------------------------------------------------------------------------------------
 def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
                verbose: bool = False, settings: dict | None = None, callers=None,
-               share: bool = False) -> list[Finding]:
+               share: bool = False, roots: Collection[str] | None = None) -> list[Finding]:
     """Parse `path` with libcst and check its region functions. Never raises.
 
     `settings` maps a region's key to its DynamoSettings (default: Dynamo's defaults); `callers`
     (checks.call_sites.ProjectCallers) the project's traced call sites, for parameter inference;
     `share`: `path` holds traced calls of other files' functions, so its tree is shared with
-    caller_visitor (see _SHARED)."""
+    caller_visitor (see _SHARED). `roots`: the qualified names of the project's compiled
+    module-level functions, to parse the file with the defs no check reads elided
+    (breakscan.static.elide); None parses it whole."""
     item = _shared_tree(path) if share else None
     if item is None:
-        item = parse_file(path, cpython_checked=True)  # only files phase A's ast.parse accepted get here
+        # only files phase A's ast.parse accepted get here
+        item = parse_file(path, cpython_checked=True, regions=regions if roots is not None else None,
+                          roots=roots or ())
         if share and isinstance(item, _Parsed):
             _share(item)
     if isinstance(item, Finding):
@@ -445,12 +492,15 @@ def _region_visitor(module: cst.Module, source: str, regions: list[Region], inde
     return visitor, pairs
 
 
-def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules: RuleIndex):
+def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules: RuleIndex,
+                   roots: Collection[str] | None = None):
     """A RegionVisitor of another file holding traced calls (`regions`: its region functions), or
     calls of a compiled function it imports (a file without regions, `train.py`), for the
     call-site inference of the file being checked; None if it cannot be read or parsed, or is not
-    indexed. Runs inside run_deep already, so it parses with libcst directly (parse_file would
-    call run_deep again and wait on its non-reentrant lock)."""
+    indexed. `roots` (engine.compiled_roots), when given: the file is parsed with the defs no
+    check reads elided, as its own check parses it (breakscan.static.elide). Runs inside run_deep
+    already, so it parses with libcst directly (parse_file would call run_deep again and wait on
+    its non-reentrant lock)."""
     import libcst as cst
 
     info = regions[0].module if regions else index.module_at(path)
@@ -461,11 +511,13 @@ def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules:
         data = read_source(Path(path))
         if isinstance(data, Finding):
             return None
-        try:
-            module = parse_unvalidated(data)
-        except Exception:  # the file's own check reports it
-            return None
-        kept = _Parsed(Path(path), _decode(data, module.encoding), module, data)
+        kept = _parse_elided(Path(path), data, regions, roots, deep=False) if roots is not None else None
+        if kept is None:
+            try:
+                module = parse_unvalidated(data)
+            except Exception:  # the file's own check reports it
+                return None
+            kept = _Parsed(Path(path), _decode(data, module.encoding), module, data)
         _share(kept)
     return _region_visitor(kept.module, kept.source, regions, index, rules, info=info)[0]
 
@@ -628,13 +680,21 @@ def _check_one(path: Path) -> tuple[Path, list[Finding]]:
         from breakscan.static.checks.call_sites import ProjectCallers
 
         by_file, index, rules = _STATE["regions"], _STATE["index"], _STATE["rules"]
+        roots = _STATE["roots"] = compiled_roots(by_file)
         _STATE["project_callers"] = ProjectCallers(
-            _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules))
+            _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules, roots))
         _STATE["caller_files"] = {key[0] for callee, keys in _STATE["callers"].items()
                                    for key in keys if key[0] != callee[0]}  # caller_visitor's files
     return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
                             _STATE["verbose"], _STATE["settings"], _STATE["project_callers"],
-                            share=str(path) in _STATE["caller_files"])
+                            share=str(path) in _STATE["caller_files"], roots=_STATE["roots"])
+
+
+def compiled_roots(by_file: dict[str, list[Region]]) -> frozenset[str]:
+    """Qualified names of the module-level functions that are region roots (compiled): the
+    modules importing one are read whole (breakscan.static.elide)."""
+    return frozenset(f"{r.module.name}.{r.function.qualname}" for found in by_file.values() for r in found
+                     if len(r.chain) <= 1 and r.cls is None and "." not in r.function.qualname)
 
 
 def _pool(jobs: int, state: dict) -> ProcessPoolExecutor:
