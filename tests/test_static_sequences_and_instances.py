@@ -321,3 +321,38 @@ class Caster(torch.nn.Module):
 '''
     found = {line for rule, line in rule_lines(static_findings(tmp_path, source)) if rule == "BRK263"}
     assert found == {10, 11}, found
+
+
+COPIES = '''\
+import copy
+
+import torch
+
+
+@torch.compile(backend="eager")
+def step(x, cfg):
+    opts = copy.deepcopy(cfg)
+    defaults = copy.deepcopy({"scale": 2.0, "bias": [0.5]})
+    y = x * opts["scale"] + defaults["bias"][0]
+    saved = copy.deepcopy(y)
+    return saved + 1
+
+
+with torch.no_grad():
+    step(torch.randn(4), {"scale": 3.0})
+'''
+
+
+def test_a_deep_copy_of_a_python_value_is_not_flagged(tmp_path):
+    """`copy.deepcopy` of a config dict or a display of constants is traced (2.13, 2.15); of a
+    tensor computed in the region it breaks (GB4198)."""
+    found = rule_lines(static_findings(tmp_path, COPIES))
+    assert ("BRK212", 11) in found, found
+    assert not {line for rule, line in found if rule == "BRK212"} - {11}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_only_the_deep_copy_of_a_computed_tensor(tmp_path):
+    assert_dynamo_confirms(dynamo_statuses(tmp_path, COPIES), [("BRK212", "train.py", 11)])

@@ -35,8 +35,8 @@ SOURCE = textwrap.dedent('''
 
     @torch.compile
     def with_defaults(x):
-        cfg = copy.deepcopy({"scale": 2})
-        return x * cfg["scale"]
+        factor = copy.copy(2.0)
+        return x * factor
 
 
     @torch.compile
@@ -66,7 +66,7 @@ def test_each_status_is_reported_where_dynamo_says(tmp_path):
     assert findings == {
         (9, "BRK102"): "confirmed",  # predicted and Dynamo broke there (GB0124)
         (13, "GB0170"): "observed",  # `flag` a tensor at one call, a bool at the other: not inferred
-        (25, "BRK212"): "refuted",  # deepcopy of a constant dict: Dynamo traced it, no break
+        (25, "BRK212"): "refuted",  # copy.copy of a Python float: Dynamo traced it, no break
         (31, "BRK102"): "predicted",  # never executed by an example
     }
     text = _run(tmp_path, "--color", "never", "--root", str(tmp_path)).stdout

@@ -76,10 +76,12 @@ class CallChecks(CallPatternChecks):
         qual = self.info.qualify(name)
         if self._is_shadowed(name):
             return
-        if not (qual == "print" and self._reordered_print(node)):
+        args = [a.value for a in node.args if not a.keyword and not a.star]
+        if not (qual == "print" and self._reordered_print(node)) and not (
+                qual == "copy.deepcopy" and len(args) == 1 and self.env.kind(args[0]) is T.SCALAR):
+            # a deep copy of a plain Python value (a config dict, a dataclass) is traced (2.13, 2.15)
             for rule in self.rules.rules_for_call(qual):
                 self._emit(rule, node)
-        args = [a.value for a in node.args if not a.keyword and not a.star]
         if qual in SIZE_FACTORIES:
             self._size_arguments(node)
         elif qual in PAD_FUNCTIONS:  # the widths only: the first argument is the padded tensor
