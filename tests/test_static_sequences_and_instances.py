@@ -6,7 +6,10 @@ against Dynamo on a script run as users run it (`breakscan run`):
   (`int(i)` of one is BRK104), the `enumerate` counter is a Python int;
 - pad widths of `F.pad` computed as a tensor (BRK108);
 - the arguments a compiled module instance is called with are its `forward`'s parameters
-  (`loss(pred, target, valid)` with a boolean `valid`: `x[valid]` is BRK106).
+  (`loss(pred, target, valid)` with a boolean `valid`: `x[valid]` is BRK106);
+- a deep copy of a plain Python value is traced, of a computed tensor it breaks (BRK212);
+- `for layer in self` in an nn.Sequential subclass gives submodules, and an attribute bound on a
+  local object (`out.loss = ...`) reads back with its kind.
 """
 
 from __future__ import annotations
@@ -356,3 +359,60 @@ def test_a_deep_copy_of_a_python_value_is_not_flagged(tmp_path):
 @requires_torch
 def test_dynamo_confirms_only_the_deep_copy_of_a_computed_tensor(tmp_path):
     assert_dynamo_confirms(dynamo_statuses(tmp_path, COPIES), [("BRK212", "train.py", 11)])
+
+
+CONTAINERS = '''\
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+
+class Stack(nn.Sequential):
+    def forward(self, x):
+        for i, layer in enumerate(self):
+            x = layer(x)
+            if x.isnan().any():
+                raise ValueError(f"nan after layer {i}")
+        return x
+
+
+@dataclass
+class Output:
+    logits: torch.Tensor
+    loss: torch.Tensor = None
+
+
+class Classifier(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.body = Stack(nn.Linear(4, 4), nn.ReLU())
+        self.head = nn.Linear(4, 3)
+
+    def forward(self, x, labels):
+        out = Output(self.head(self.body(x)))
+        out.loss = nn.functional.cross_entropy(out.logits, labels)
+        if out.loss > 100:
+            out.loss = out.loss.clamp(max=100)
+        return out
+
+
+model = torch.compile(Classifier(), backend="eager")
+model(torch.randn(5, 4), torch.randint(0, 3, (5,)))
+'''
+
+
+def test_submodules_of_a_sequential_subclass_and_attributes_of_a_local_object(tmp_path):
+    """`for layer in self` in an nn.Sequential subclass gives modules (their calls tensors);
+    `out.loss = F.cross_entropy(...)` on a local object reads back as a tensor."""
+    found = rule_lines(static_findings(tmp_path, CONTAINERS))
+    assert ("BRK101", 11) in found, found  # x.isnan().any(), x a layer's output
+    assert ("BRK101", 31) in found, found  # out.loss > 100
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_sequential_subclass_and_local_object_attributes(tmp_path):
+    assert_dynamo_confirms(dynamo_statuses(tmp_path, CONTAINERS),
+                           [("BRK101", "train.py", 11), ("BRK101", "train.py", 31)])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -1541,6 +1542,21 @@ class ProjectIndex:
             if hit is None or name in seen or len(seen) > 40:
                 continue
             seen.add(name)
+            stack.extend(hit[1].bases)
+        return False
+
+    def inherits(self, qualname: str, bases: Collection[str]) -> bool:
+        """Whether the class `qualname` (qualified) or a class up its project MRO lists one of
+        `bases` (qualified names: `torch.nn.Sequential`) as a base."""
+        stack, seen = [qualname], set()
+        while stack:
+            name = stack.pop()
+            hit = self.lookup_class(name)
+            if hit is None or name in seen or len(seen) > 40:
+                continue
+            seen.add(name)
+            if any(base in bases for base in hit[1].bases):
+                return True
             stack.extend(hit[1].bases)
         return False
 

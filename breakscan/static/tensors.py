@@ -197,7 +197,7 @@ class TypeEnv:
 
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
-                 self_modules: set[str] = frozenset(),
+                 self_modules: set[str] = frozenset(), self_iterates_modules: bool = False,
                  returns: Callable[[cst.Call, TypeEnv], T] | None = None,
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
                  globals_: Callable[[str], T | None] | None = None) -> None:
@@ -211,6 +211,8 @@ class TypeEnv:
         self.self_tensors = self_tensors if parent is None else parent.self_tensors
         self.self_scalars = self_scalars if parent is None else parent.self_scalars
         self.self_modules = self_modules if parent is None else parent.self_modules
+        # `self` is an nn.Sequential / nn.ModuleList: `for layer in self` gives its submodules
+        self.self_iterates_modules = self_iterates_modules if parent is None else parent.self_iterates_modules
         self.returns = returns if parent is None else parent.returns
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
@@ -220,6 +222,7 @@ class TypeEnv:
         self.declared: frozenset[str] = frozenset()
         self._locals: set[str] | None = None
         self._cache: dict[int, T] = {}
+        self._attrs_bound = False  # an attribute of a local was bound here (`out.loss`)
 
     def lookup(self, name: str) -> T:
         """The kind bound to `name` here or in an enclosing scope, else UNKNOWN."""
@@ -256,14 +259,23 @@ class TypeEnv:
         return False
 
     def bind(self, target: cst.BaseExpression, kind: T, elements: list[T] | None = None) -> None:
-        """Bind an assignment target (name, tuple, starred) to `kind`.
+        """Bind an assignment target (name, tuple, starred, or an attribute of a local object other
+        than `self`: `out.loss`) to `kind`.
 
         `elements` (see `element_kinds`) are the kinds of the assigned tuple's elements: a tuple
         target of the same length without a starred name takes them one by one.
         """
         self._cache.clear()
         if isinstance(target, cst.Name):
+            if self._attrs_bound:  # a new object: none of the old one's attributes
+                prefix = target.value + "."
+                self.names = {k: v for k, v in self.names.items() if not k.startswith(prefix)}
             self.names[target.value] = kind
+        elif (isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+              and target.value.value != "self" and self.is_local(target.value.value)):
+            # `out.loss = F.cross_entropy(...)` on a local object: `out.loss` reads it back (_attribute)
+            self._attrs_bound = True
+            self.names[f"{target.value.value}.{target.attr.value}"] = kind
         elif (isinstance(target, (cst.Tuple, cst.List)) and elements is not None
               and len(elements) == len(target.elements)
               and not any(isinstance(el, cst.StarredElement) for el in target.elements)):
@@ -381,11 +393,12 @@ class TypeEnv:
 
     def element_kind(self, it: cst.BaseExpression) -> T:
         """The kind of what iterating `it` gives: a tensor for a tensor or a list of tensors (rows,
-        elements), a module for a module list, a Python value for `range()`, else UNKNOWN."""
+        elements), a module for a module list (or `self` in an nn.Sequential or nn.ModuleList
+        subclass), a Python value for `range()`, else UNKNOWN."""
         kind = self.kind(it)
         if kind in (T.TENSOR_SEQ, *TENSORISH):
             return T.TENSOR
-        if kind is T.MODULE:
+        if kind is T.MODULE or (self.self_iterates_modules and isinstance(it, cst.Name) and it.value == "self"):
             return T.MODULE
         if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
             return T.SCALAR
@@ -432,6 +445,15 @@ class TypeEnv:
             if attr in self.self_scalars or attr == "training":
                 return T.SCALAR
             return T.UNKNOWN
+        if isinstance(recv, cst.Name):
+            key = f"{recv.value}.{attr}"
+            env: TypeEnv | None = self
+            while env is not None:
+                if key in env.names:
+                    return env.names[key]
+                if recv.value in env.names:
+                    break  # the object is bound here: an attribute bound further out was another's
+                env = env.parent
         recv_kind = self.kind(recv)
         if recv_kind in TENSORISH:
             if attr in SHAPE_ATTRS:

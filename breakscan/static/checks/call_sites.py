@@ -96,6 +96,9 @@ def _is_private(name: str) -> bool:
 
 # Decorators that keep a private function a plain function whose calls are all visible here.
 _TRANSPARENT_DECORATORS = {"staticmethod", "classmethod"}
+# Module classes whose instances iterate over their submodules (`for layer in self`)
+MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList",
+                               "torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList"})
 _PRIVATE_WORD = re.compile(r"\b_\w+")
 
 
@@ -538,11 +541,13 @@ class CallSiteInference(CheckBase):
         tensors: set[str] = set()
         scalars: set[str] = set()
         modules: set[str] = set()
+        iterates = False
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
+            iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       returns=self._return_kind, tuple_returns=self._return_elements,
+                       self_iterates_modules=iterates, returns=self._return_kind, tuple_returns=self._return_elements,
                        globals_=self._global_kind)
 
     def _global_kind(self, qualname: str) -> T | None:
