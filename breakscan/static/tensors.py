@@ -446,11 +446,13 @@ class TypeEnv:
                 return T.SCALAR
             return T.UNKNOWN
         if isinstance(recv, cst.Name):
-            key = f"{recv.value}.{attr}"
+            key = None
             env: TypeEnv | None = self
             while env is not None:
-                if key in env.names:
-                    return env.names[key]
+                if env._attrs_bound:  # most scopes bind no attribute: no key to build
+                    key = key or f"{recv.value}.{attr}"
+                    if key in env.names:
+                        return env.names[key]
                 if recv.value in env.names:
                     break  # the object is bound here: an attribute bound further out was another's
                 env = env.parent
