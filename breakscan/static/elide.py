@@ -28,9 +28,9 @@ import re
 from collections.abc import Collection, Iterable
 
 from breakscan.static.index import ModuleInfo
+from breakscan.static.positions import file_lines
 from breakscan.static.regions import Region
 
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # lines as CPython counts them
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INDENT = re.compile(r"[ \t\f]*")
 _NEWLINE = re.compile(r"(?:\r\n|\r|\n)$")
@@ -56,7 +56,7 @@ def elided_source(source: str, info: ModuleInfo, regions: Iterable[Region],
         candidates.append(fn)
     if not candidates:
         return None
-    lines = _LINE.findall(source)
+    lines = file_lines(source)
     candidates.sort(key=lambda fn: (fn.line, -fn.end_line))
     outer: list = []  # outermost candidates only: a method of a class nested in an elided def goes with it
     for fn in candidates:
