@@ -50,6 +50,15 @@ TEXT_NEW = ("falcon_mamba", "phimoe", "qwen3_moe", "diffllama", "bitnet", "glm",
 SEQ2SEQ_NEW = ("longt5", "umt5", "mt5", "pegasus_x")
 VISION_NEW = ("efficientnet", "vit_mae", "swiftformer", "vitdet", "ijepa", "mobilenet_v2", "hgnet_v2")
 
+# Added in the seventh session, the same way (the model types that built and ran eagerly from the
+# tiny config, checked before any scan; split by the hash, half held out).
+TEXT_S7 = ("afmoe", "apertus", "deberta-v2", "ernie4_5_moe", "eurobert", "exaone_moe", "falcon_h1", "flaubert",
+           "flex_olmo", "gpt_oss", "granitemoeshared", "hunyuan_v1_dense", "hunyuan_v1_moe", "internlm3", "ministral",
+           "modernbert", "nomic_bert", "olmo3", "roberta-prelayernorm", "seed_oss", "vaultgemma", "nanochat",
+           "minimax", "glm4_moe", "modernbert-decoder", "bert-generation")
+VISION_S7 = ("mobilenet_v1", "dinov2_with_registers", "dinov3_vit", "siglip_vision_model", "clip_vision_model",
+             "aimv2_vision_model", "pixio", "mlcd_vision_model")
+
 
 def _auto(model_type: str, tiny: dict, inputs):
     def factory(device):
@@ -99,4 +108,6 @@ CASES: list[Case] = [
     *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT_NEW),
     *(Case("transformers", t, _auto(t, _TINY, _seq2seq)) for t in SEQ2SEQ_NEW),
     *(Case("transformers", t, _auto(t, _VISION_TINY, _pixels)) for t in VISION_NEW),
+    *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT_S7),
+    *(Case("transformers", t, _auto(t, _VISION_TINY, _pixels)) for t in VISION_S7),
 ]
