@@ -1,0 +1,108 @@
+"""Calls Dynamo cannot trace, in a user's script driven through `breakscan run` (static pass and
+Dynamo on the same lines):
+- builtins with no Dynamo handler: `globals()`, `dir()`, `exec()` (BRK242, GB0059);
+- an `io.BytesIO` / `io.StringIO` buffer made in the region (BRK214, GB0156);
+- tensor methods that take a Python callable, `apply_` / `map_` (BRK225, GB0055);
+- `Tensor.is_nonzero()`, which reads the value like `.item()` (BRK102, GB0033).
+Their neighbours are traced and not flagged: `eval` of a constant string, `len(...)`, a method
+called `apply_` on a non-tensor.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
+                            static_findings, write_files)
+
+SCRIPT = '''\
+import io
+
+import torch
+
+
+def relu_act(x):
+    return x.relu()
+
+
+class Registry:
+    def apply_(self, fn):
+        return fn
+
+
+REGISTRY = Registry()
+
+
+@torch.compile(backend="eager")
+def activate(x, name):
+    fn = globals()[name + "_act"]
+    return fn(x) + eval("1")
+
+
+@torch.compile(backend="eager")
+def describe(x):
+    n = len(dir(x))
+    return x * n
+
+
+@torch.compile(backend="eager")
+def run_snippet(x):
+    exec("pass")
+    return x + 1
+
+
+@torch.compile(backend="eager")
+def dump(x):
+    buf = io.StringIO()
+    return x * 2, buf
+
+
+@torch.compile(backend="eager")
+def halve(x):
+    y = x.clone()
+    y.apply_(lambda v: v * 0.5)
+    REGISTRY.apply_(torch.relu)
+    return y + 1
+
+
+@torch.compile(backend="eager")
+def add_into(x):
+    y = x.clone()
+    y.map_(x, lambda a, b: a + b)
+    return y
+
+
+@torch.compile(backend="eager")
+def gate(x, flag):
+    if flag.is_nonzero():
+        return x * 2
+    return x
+
+
+activate(torch.randn(3), "relu")
+describe(torch.randn(3))
+run_snippet(torch.randn(3))
+dump(torch.randn(3))
+halve(torch.randn(3))
+add_into(torch.randn(3))
+gate(torch.randn(3), torch.tensor([1]))
+'''
+
+EXPECTED = [("BRK242", 20), ("BRK242", 26), ("BRK242", 32), ("BRK214", 38), ("BRK225", 45), ("BRK225", 53),
+            ("BRK102", 59)]
+
+
+def test_untraceable_calls_are_flagged_and_their_neighbours_are_not(tmp_path):
+    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
+    for expected in EXPECTED:
+        assert expected in found, found
+    assert not {(r, line) for r, line in found if line in (21, 46)}, found  # eval("1"), REGISTRY.apply_
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_untraceable_calls(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in EXPECTED])
