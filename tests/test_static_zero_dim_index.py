@@ -1,79 +1,87 @@
-"""Indexing with a 0-dim tensor (BRK260): `x[t.argmax()]` reads the index with `.item()`
-(GB0033). Only `argmax`/`argmin` without a dimension, inline or bound once to a local, are
-matched; index tensors with a dimension, stores and rebound names are not. (Dynamo's verdict on
-the rule's own examples is checked in test_rule_examples on every torch version it claims.)"""
+"""BRK260 on 0-dim indices whose rank the code fixes (index_ranks.py), in a user's script through
+`breakscan run` (static pass and Dynamo on the same lines): the variable of a `for` over
+`mask.nonzero().flatten()` or `torch.arange(n)`, `order[0]` with `order = torch.randperm(n)`, an
+element of one-argument `torch.where`, in loads, stores and augmented stores. Not matched, and
+traced or of unknown rank: a slice index (`x[order[:2]]`), a `range` loop variable, a tensor used
+as a dict key, and `idx[0]` / `for r in rows` over parameters whose rank the code does not say.
+"""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.conftest import break_statuses, cli_findings, requires_torch, static_findings, write_files
+from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
+                            static_findings, write_files)
 
-SOURCE = '''
+SCRIPT = '''\
 import torch
-from torch import nn
-
-
-class Picker(nn.Module):
-    def forward(self, boxes, scores):
-        best = scores.argmax()
-        top = boxes[best]
-        worst = boxes[torch.argmin(scores), 0]
-        rows = boxes[scores.argmax(dim=0, keepdim=True)]
-        some = boxes[scores.argsort()[:2]]
-        boxes[scores.argmin()] = 0
-        k = scores.argmax()
-        k = k + 1
-        again = boxes[k]
-        return top, worst, rows, some, again
-'''
-
-
-def test_zero_dim_indices_are_flagged_and_others_not(tmp_path):
-    found = {(f.rule_id, f.line) for f in static_findings(tmp_path, SOURCE) if f.rule_id == "BRK260"}
-    assert found == {("BRK260", 9), ("BRK260", 10)}, found
-
-
-AFTER_A_BREAK = '''
-import logging
-
-import torch
-
-logger = logging.getLogger(__name__)
 
 
 @torch.compile(backend="eager")
-def report(x, err):
-    worst = err.argmax()
-    logger.info("worst sample %s", worst)
-    return x[worst]
+def scatter_rows(x, mask):
+    out = torch.zeros_like(x)
+    for i in mask.nonzero().flatten():
+        out[i] = x[i] * 2
+    return out
 
 
 @torch.compile(backend="eager")
-def direct(x, err):
-    worst = err.argmax()
-    return x[worst]
+def pick(x):
+    order = torch.randperm(x.shape[0])
+    j = order[0]
+    y = x[j]
+    x[order[1]] = 0
+    x[order[:2]] = 1
+    return y
 
 
-def breakscan_examples():
-    yield report, (torch.randn(4, 3), torch.randn(4))
-    yield direct, (torch.randn(4, 3), torch.randn(4))
+@torch.compile(backend="eager")
+def bump(x, n):
+    for k in torch.arange(n):
+        x[k] += 1
+    return x
+
+
+@torch.compile(backend="eager")
+def first_positive(x):
+    pos = torch.where(x > 0)[0]
+    return x[pos[0]]
+
+
+@torch.compile(backend="eager")
+def unknown_ranks(x, rows):
+    for r in rows:
+        x[r] = 0
+    for r in range(3):
+        x[r] = 1
+    seen = {}
+    for t in torch.arange(3):
+        seen[t] = 1
+    return x, seen
+
+
+scatter_rows(torch.rand(4, 2), torch.tensor([True, False, True, False]))
+pick(torch.rand(5, 2))
+bump(torch.rand(4), 3)
+first_positive(torch.tensor([-1.0, 2.0, 3.0]))
+unknown_ranks(torch.rand(5, 2), torch.tensor([[0, 1]]))
 '''
 
+ZERO_DIM = [8, 16, 17, 25, 32]
 
-def test_an_index_computed_before_a_break_is_a_graph_input(tmp_path):
-    """After the logging call breaks the graph, the resumed graph receives `worst` as an input:
-    indexing with it does not break (measured on 2.13)."""
-    found = {(f.rule_id, f.line) for f in static_findings(tmp_path, AFTER_A_BREAK, regions="explicit")}
-    assert ("BRK202", 12) in found, found
-    assert ("BRK260", 13) not in found, found
-    assert ("BRK260", 19) in found, found
+
+def test_zero_dim_indices_of_known_rank_are_flagged(tmp_path):
+    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
+    for line in ZERO_DIM:
+        assert ("BRK260", line) in found, found
+    assert not {(r, line) for r, line in found if line in (18, 38, 40, 43)}, found
 
 
 @pytest.mark.dynamic
+@pytest.mark.versions
 @requires_torch
-def test_dynamo_agrees_on_indices_after_a_break(tmp_path):
-    write_files(tmp_path, {"model.py": AFTER_A_BREAK})
-    found = break_statuses(cli_findings(tmp_path, "check", "model.py", "--show-refuted", cache=tmp_path / "cache"))
-    assert ("BRK260", "model.py", 19, "confirmed") in found, found
-    assert not {f for f in found if f[3] in ("refuted", "observed")}, found
+def test_dynamo_confirms_the_zero_dim_indices(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK260", "train.py", line) for line in ZERO_DIM]
+                           + [("BRK105", "train.py", 7), ("BRK105", "train.py", 31)])

@@ -11,12 +11,10 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
 from breakscan.static.checks.call_sites import store_targets
+from breakscan.static.checks.index_ranks import is_zero_dim
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
 from breakscan.static.walk import iter_nodes
-
-# Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
-ZERO_DIM_INDEX_REDUCTIONS = {"argmax", "argmin"}
 
 # Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors;
 # `nn.ModuleList`/`nn.Sequential`).
@@ -131,7 +129,11 @@ class OperatorChecks(CheckBase):
         return (isinstance(expr, cst.Attribute) and expr.attr.value == "shape"
                 and self.env.is_tensor(expr.value))
     def visit_Subscript(self, node: cst.Subscript) -> None:
-        if self.region is None or self.env is None or id(node) in self._stores:
+        if self.region is None or self.env is None:
+            return
+        if id(node) in self._stores:  # `out[i] = v` reads a 0-dim `i` too; masks and slices store fine
+            if self.env.is_tensor(node.value) and self._indexes_with_zero_dim(node):
+                self._emit_check("zero-dim-tensor-index", node)
             return
         if self._tensor_slice_bound(node):
             self._emit_check("tensor-slice-bound", node)
@@ -142,7 +144,7 @@ class OperatorChecks(CheckBase):
                     and not self._only_guessed(e.slice.value) for e in node.slice):
                 self._emit_check("sequence-tensor-index", node)  # `__index__` reads it with `.item()`
             return
-        if any(isinstance(e.slice, cst.Index) and self._zero_dim_index(e.slice.value) for e in node.slice):
+        if self._indexes_with_zero_dim(node):
             self._emit_check("zero-dim-tensor-index", node)
             return
         for element in node.slice:
@@ -154,45 +156,51 @@ class OperatorChecks(CheckBase):
                 self._emit_check("mask-index", node)
                 return
 
+    def _indexes_with_zero_dim(self, node: cst.Subscript) -> bool:
+        return any(isinstance(e.slice, cst.Index) and self._zero_dim_index(e.slice.value) for e in node.slice)
+
     def _zero_dim_index(self, index: cst.BaseExpression) -> bool:
-        """Whether `index` is a 0-dim integer tensor the inference can see (BRK260):
-        `t.argmax()` / `torch.argmin(t)` without a dimension, or a local name the function binds
-        once, to such a call, with no graph break predicted since (`_computes`). Indexing with one
-        reads it with `.item()` (GB0033, measured on 2.13 and 2.15); a 1-dim index tensor
-        (`t.argsort()[:2]`) is traced, and so is a 0-dim tensor that is an input of the graph (a
-        parameter, or a value computed before a break: measured on 2.13)."""
+        """Whether `index` is a 0-dim integer tensor computed in this graph (BRK260; the ranks
+        the code fixes: index_ranks.is_zero_dim). A name bound by assignment counts only with no
+        graph break predicted since (`_computes`): a resumed graph gets it as an input, and
+        indexing with a 0-dim input is traced (measured on 2.13). A loop variable over a 1-dim
+        tensor is selected in the graph at each iteration."""
         assert self.env is not None
-        if isinstance(index, cst.Name):  # bound in this graph: one resumed after a break gets it as
-            if self.env.kind(index) not in TENSORISH or not self._computes(index):  # an input, which
-                return False  # indexes with no break; cheap tests first: most indices are ints
-            value = self._single_binding(index.value)
-            return value is not None and self._zero_dim_index(value)
-        if not isinstance(index, cst.Call) or any(a.keyword is not None and a.keyword.value == "dim" for a in index.args):
-            return False
-        func = index.func
-        positional = [a for a in index.args if a.keyword is None]
-        if isinstance(func, cst.Attribute) and func.attr.value in ZERO_DIM_INDEX_REDUCTIONS:
-            qual = self.info.qualify(dotted_name(func) or "")
-            if qual in ("torch.argmax", "torch.argmin"):
-                return len(positional) == 1 and not positional[0].star and self.env.is_tensor(positional[0].value)
-            return not positional and self.env.kind(func.value) in (*TENSORISH, T.UNKNOWN)
-        return False
+        if isinstance(index, cst.Name):
+            if self._single_binding(index.value) is not None:
+                if self.env.kind(index) not in TENSORISH or not self._computes(index):
+                    return False
+            elif self._loop_source(index.value) is None:
+                return False  # cheap test first: most indices are ints
+        return is_zero_dim(index, _Ranks(self))
 
     def _single_binding(self, name: str) -> cst.BaseExpression | None:
         """The value of `name = value` when that is the only store to `name` in the function
         being walked (not a parameter); else None."""
+        return self._bindings()[0].get(name)
+
+    def _loop_source(self, name: str) -> cst.BaseExpression | None:
+        """The iterable of `for name in iterable` when that is the only store to `name` in the
+        function being walked (not a parameter); else None."""
+        return self._bindings()[1].get(name)
+
+    def _bindings(self) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
         fn = self.env.function if self.env is not None else None
         if fn is None:
-            return None
+            return {}, {}
         cache = self.__dict__.setdefault("_bindings_cache", {})
         if id(fn) not in cache:
             stores = Counter(t.value for t in store_targets(fn) if isinstance(t, cst.Name))
             params = {p.name.value for p in all_params(fn)}
-            cache[id(fn)] = {
-                a.targets[0].target.value: a.value for a in iter_nodes(fn.body, cst.Assign)
-                if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name)
-                and stores[a.targets[0].target.value] == 1 and a.targets[0].target.value not in params}
-        return cache[id(fn)].get(name)
+
+            def once(target: cst.BaseExpression) -> bool:
+                return isinstance(target, cst.Name) and stores[target.value] == 1 and target.value not in params
+
+            cache[id(fn)] = (
+                {a.targets[0].target.value: a.value for a in iter_nodes(fn.body, cst.Assign)
+                 if len(a.targets) == 1 and once(a.targets[0].target)},
+                {f.target.value: f.iter for f in iter_nodes(fn.body, cst.For) if once(f.target)})
+        return cache[id(fn)]
 
     def _tensor_slice_bound(self, node: cst.Subscript) -> bool:
         """`x[:n]`, `x[k:]`, `seq[i:i + 2]` with a bound the inference says is a tensor (BRK258).
@@ -234,3 +242,23 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index", "sequence-tensor-index"),
     "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
 }
+
+
+class _Ranks:
+    """index_ranks.RankContext over an OperatorChecks walk."""
+
+    def __init__(self, checks: OperatorChecks) -> None:
+        self._checks = checks
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        env = self._checks.env
+        return env is not None and env.is_tensor(expr)
+
+    def qualify(self, name: str) -> str:
+        return self._checks.info.qualify(name)
+
+    def binding(self, name: str) -> cst.BaseExpression | None:
+        return self._checks._single_binding(name)
+
+    def loop_source(self, name: str) -> cst.BaseExpression | None:
+        return self._checks._loop_source(name)

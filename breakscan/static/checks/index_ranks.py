@@ -1,0 +1,167 @@
+"""Which index expressions are 1-dim or 0-dim integer tensors, read from the code alone (BRK260).
+
+Indexing a tensor with a 0-dim integer tensor (`x[i]`, `out[i] = v`) makes PyTorch read its value
+with `aten._local_scalar_dense`, which Dynamo does not capture in default mode (GB0033, measured
+on 2.13 and 2.15); a 1-dim index tensor is traced. The inference does not track ranks, so only
+values whose rank the code itself fixes are recognised: reductions without a dimension, an
+integer-literal index into a 1-dim tensor, and the loop variable of a `for` over a 1-dim tensor.
+Anything else is of unknown rank and not matched (precision first).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import libcst as cst
+
+from breakscan.static.syntax import dotted_name
+
+# Reductions that, called without a dimension, give a 0-dim integer tensor (an index).
+ZERO_DIM_REDUCTIONS = {"argmax", "argmin"}
+
+# torch functions whose result is 1-dim whatever their tensor argument's rank.
+ONE_DIM_FACTORIES = {"torch.arange", "torch.randperm", "torch.bincount"}
+FLATTENING = {"torch.flatten", "torch.ravel"}
+LITERAL_TENSORS = {"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"}
+
+# Methods that keep a 1-dim tensor 1-dim.
+RANK_KEEPING = {"argsort", "flip", "clone", "long", "int", "to", "cpu", "cuda", "detach", "contiguous"}
+
+# `nonzero(as_tuple=True)` / one-argument `torch.where`: a tuple of 1-dim index tensors.
+INDEX_TUPLES = {"torch.nonzero", "torch.where"}
+
+_DEPTH = 6
+
+
+class RankContext(Protocol):
+    """What the rank reading needs from the walk: the tensor inference and the function's bindings."""
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool: ...
+
+    def qualify(self, name: str) -> str: ...
+
+    def binding(self, name: str) -> cst.BaseExpression | None:
+        """The value of `name = value` when that is the only store to `name` in the function."""
+
+    def loop_source(self, name: str) -> cst.BaseExpression | None:
+        """The iterable of `for name in iterable` when that is the only store to `name`."""
+
+
+def is_zero_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
+    """Whether `expr` is a 0-dim integer tensor: `t.argmax()` / `torch.argmin(t)` without a
+    dimension, `v[k]` with `k` an integer literal and `v` 1-dim (`one_dim`), or a name bound once
+    to one of those or looping once over a 1-dim tensor."""
+    if depth > _DEPTH:
+        return False
+    if isinstance(expr, cst.Name):
+        value = ctx.binding(expr.value)
+        if value is not None:
+            return is_zero_dim(value, ctx, depth + 1)
+        source = ctx.loop_source(expr.value)
+        return source is not None and one_dim(source, ctx, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        return (len(expr.slice) == 1 and isinstance(expr.slice[0].slice, cst.Index)
+                and _int_literal(expr.slice[0].slice.value) and one_dim(expr.value, ctx, depth + 1))
+    if not isinstance(expr, cst.Call) or _has_keyword(expr, "dim"):
+        return False
+    func = expr.func
+    positional = [a for a in expr.args if a.keyword is None]
+    if isinstance(func, cst.Attribute) and func.attr.value in ZERO_DIM_REDUCTIONS:
+        qual = ctx.qualify(dotted_name(func) or "")
+        if qual in ("torch.argmax", "torch.argmin"):
+            return len(positional) == 1 and not positional[0].star and ctx.is_tensor(positional[0].value)
+        return not positional and ctx.is_tensor(func.value)
+    return False
+
+
+def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
+    """Whether `expr` is a 1-dim tensor by construction: `torch.arange` / `randperm` / `bincount`,
+    `torch.tensor([...])` of a flat display, `t.flatten()`, `t.view(-1)`, `t.unique()`, an element
+    of `nonzero(as_tuple=True)` or of one-argument `torch.where`, a slice or rank-keeping method
+    (`argsort`, `long`, `to`...) of a 1-dim tensor, or a name bound once to one of those."""
+    if depth > _DEPTH:
+        return False
+    if isinstance(expr, cst.Name):
+        value = ctx.binding(expr.value)
+        return value is not None and one_dim(value, ctx, depth + 1)
+    if isinstance(expr, cst.Subscript):
+        if len(expr.slice) != 1:
+            return False
+        part = expr.slice[0].slice
+        if isinstance(part, cst.Slice):
+            return one_dim(expr.value, ctx, depth + 1)
+        return _int_literal(part.value) and _index_tuple(expr.value, ctx)
+    if not isinstance(expr, cst.Call):
+        return False
+    func = expr.func
+    positional = [a.value for a in expr.args if a.keyword is None and not a.star]
+    name = dotted_name(func)
+    qual = ctx.qualify(name) if name is not None else ""
+    if qual in ONE_DIM_FACTORIES:
+        return True
+    if qual in FLATTENING:
+        return len(expr.args) == 1 and len(positional) == 1
+    if qual in LITERAL_TENSORS:
+        return bool(positional) and _flat_display(positional[0])
+    if qual == "torch.unique":
+        return _plain_unique(expr)
+    if not isinstance(func, cst.Attribute) or not ctx.is_tensor(func.value):
+        return False
+    meth = func.attr.value
+    if meth in ("flatten", "ravel"):
+        return not expr.args
+    if meth in ("view", "reshape"):
+        return len(expr.args) == 1 and len(positional) == 1 and _minus_one(positional[0])
+    if meth == "unique":
+        return _plain_unique(expr)
+    if meth in RANK_KEEPING:
+        return one_dim(func.value, ctx, depth + 1)
+    return False
+
+
+def _index_tuple(expr: cst.BaseExpression, ctx: RankContext) -> bool:
+    """`torch.nonzero(t, as_tuple=True)`, `t.nonzero(as_tuple=True)` or `torch.where(cond)`."""
+    if not isinstance(expr, cst.Call):
+        return False
+    name = dotted_name(expr.func)
+    qual = ctx.qualify(name) if name is not None else ""
+    if qual == "torch.where":
+        return len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star
+    as_tuple = _keyword_true(expr, "as_tuple")
+    if qual == "torch.nonzero":
+        return as_tuple
+    return (isinstance(expr.func, cst.Attribute) and expr.func.attr.value == "nonzero" and as_tuple
+            and ctx.is_tensor(expr.func.value))
+
+
+def _plain_unique(call: cst.Call) -> bool:
+    """`unique` without `dim` and without `return_inverse` / `return_counts`: one 1-dim tensor."""
+    return not any(a.keyword is not None and a.keyword.value in ("dim", "return_inverse", "return_counts")
+                   for a in call.args) and len([a for a in call.args if a.keyword is None]) <= 1
+
+
+def _flat_display(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, (cst.List, cst.Tuple)) and bool(expr.elements)
+            and not any(isinstance(e, cst.StarredElement) or isinstance(e.value, (cst.List, cst.Tuple))
+                        for e in expr.elements))
+
+
+def _int_literal(expr: cst.BaseExpression) -> bool:
+    if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+        expr = expr.expression
+    return isinstance(expr, cst.Integer)
+
+
+def _minus_one(expr: cst.BaseExpression) -> bool:
+    return (isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus)
+            and isinstance(expr.expression, cst.Integer) and expr.expression.value == "1")
+
+
+def _has_keyword(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name for a in call.args)
+
+
+def _keyword_true(call: cst.Call, name: str) -> bool:
+    return any(a.keyword is not None and a.keyword.value == name and isinstance(a.value, cst.Name)
+               and a.value.value == "True" for a in call.args)
+
