@@ -19,6 +19,7 @@ from breakscan.static.checks.control_flow import ControlFlowChecks
 from breakscan.static.checks.mutation import MutationChecks
 from breakscan.static.checks.operators import OperatorChecks
 from breakscan.static.checks.rule_index import Hit, RuleIndex
+from breakscan.static.checks.sparse_flow import SparseFlowChecks
 from breakscan.static.index import ModuleInfo, ProjectIndex
 from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
@@ -37,7 +38,8 @@ class CheckError:
     traceback: str
 
 
-class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorChecks, CallSiteInference):
+class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChecks, OperatorChecks,
+                    CallSiteInference):
     """Visits one module; checks only code inside region functions (see regions.py)."""
 
     def __init__(self, info: ModuleInfo, index: ProjectIndex, regions: dict[int, Region],
@@ -278,6 +280,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, MutationChecks, OperatorCheck
         """Note which local names now hold a tensor computed in the current graph (`_computes`)."""
         if not self._computed or self.env is None:
             return
+        self._note_sparse_binding(target, None if augmented else value)
         if isinstance(target, cst.Name):
             name = target.value
             if self.env.lookup(name) in TENSORISH and (augmented or (value is not None and self._computes(value))):
