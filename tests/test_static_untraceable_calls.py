@@ -3,7 +3,8 @@ Dynamo on the same lines):
 - builtins with no Dynamo handler: `globals()`, `dir()`, `exec()` (BRK242, GB0059);
 - an `io.BytesIO` / `io.StringIO` buffer made in the region (BRK214, GB0156);
 - tensor methods that take a Python callable, `apply_` / `map_` (BRK225, GB0055);
-- `Tensor.is_nonzero()`, which reads the value like `.item()` (BRK102, GB0033).
+- `Tensor.is_nonzero()`, which reads the value like `.item()` (BRK102, GB0033);
+- a `torch.Generator` made in the region (GB0363) and then passed as `generator=` (GB0055), BRK236.
 Their neighbours are traced and not flagged: `eval` of a constant string, `len(...)`, a method
 called `apply_` on a non-tensor.
 """
@@ -79,6 +80,12 @@ def gate(x, flag):
     return x
 
 
+@torch.compile(backend="eager")
+def noisy(x, seed):
+    g = torch.Generator().manual_seed(seed)
+    return x + torch.randn(x.shape, generator=g)
+
+
 activate(torch.randn(3), "relu")
 describe(torch.randn(3))
 run_snippet(torch.randn(3))
@@ -86,10 +93,11 @@ dump(torch.randn(3))
 halve(torch.randn(3))
 add_into(torch.randn(3))
 gate(torch.randn(3), torch.tensor([1]))
+noisy(torch.randn(3), 0)
 '''
 
 EXPECTED = [("BRK242", 20), ("BRK242", 26), ("BRK242", 32), ("BRK214", 38), ("BRK225", 45), ("BRK225", 53),
-            ("BRK102", 59)]
+            ("BRK102", 59), ("BRK236", 66), ("BRK236", 67)]
 
 
 def test_untraceable_calls_are_flagged_and_their_neighbours_are_not(tmp_path):

@@ -186,7 +186,17 @@ class CallPatternChecks(CheckBase):
         return "" if OPTIMIZER_NAME.fullmatch(last) else None
 
     def _is_generator_attr(self, expr: cst.BaseExpression) -> bool:
-        """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`."""
+        """`self.<attr>` that `__init__` (of the class or a project base) set to `torch.Generator(...)`,
+        or a local the function binds once to `torch.Generator(...)` (`.manual_seed(s)` chained or
+        not): made in the region, its break (GB0363) hands it to the resumed graph as an input, which
+        no random op can take (GB0055, measured on 2.13 and 2.15)."""
+        if isinstance(expr, cst.Name):
+            value = self._single_binding(expr.value)
+            while (isinstance(value, cst.Call) and isinstance(value.func, cst.Attribute)
+                   and value.func.attr.value == "manual_seed"):
+                value = value.func.value
+            name = dotted_name(value.func) if isinstance(value, cst.Call) else None
+            return name is not None and not self._is_shadowed(name) and self.info.qualify(name) in GENERATOR_CLASSES
         if not (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self"
                 and self.region is not None and self.region.cls is not None):
             return False
