@@ -132,8 +132,8 @@ class CallPatternChecks(CheckBase):
             if built is not None and (built == "" or built in optimizer_step_breaks()):
                 self._emit_check("optimizer-step-break", node)  # GB0025, on purpose
                 return
-        if meth == "sort" and self.env.kind(func.value) is T.TENSOR_SEQ and self._sorts_tensors(
-                func.value, _keyword(node, "key")):
+        if meth == "sort" and (self.env.kind(func.value) is T.TENSOR_SEQ or self._zipped_kinds(func.value)) \
+                and self._sorts_tensors(func.value, _keyword(node, "key")):
             self._emit_check("sort-tensors", node)
             return
         if meth == "repeat_interleave" and self.env.is_tensor(func.value):
@@ -292,6 +292,9 @@ class CallPatternChecks(CheckBase):
         `key=` or a one-parameter lambda that returns a tensor for a tensor element
         (`key=lambda t: t.norm()`: GB0207; `key=len` or `lambda t: t.shape[0]` is traced)."""
         assert self.env is not None
+        zipped = self._zipped_kinds(arg)
+        if zipped is not None:
+            return key is not None and self._key_picks_tensor(key.value, zipped)
         kind = self.env.kind(arg)
         if not ((kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)):
             return False
@@ -304,6 +307,39 @@ class CallPatternChecks(CheckBase):
         scope = TypeEnv(self.info, parent=self.env)
         scope.names[func.params.params[0].name.value] = T.TENSOR
         return scope.kind(func.body) in TENSORISH
+
+    def _zipped_kinds(self, arg: cst.BaseExpression) -> list[T] | None:
+        """For `zip(a, b, ...)` (also in `list(...)`, or a local bound once to one) of which some
+        argument is a tensor or a list of tensors: the kind of each tuple element (TENSOR for those,
+        UNKNOWN for the others); else None."""
+        assert self.env is not None
+        if isinstance(arg, cst.Name):
+            arg = self._single_binding(arg.value)
+        if (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value == "list"
+                and len(arg.args) == 1 and not self._is_shadowed("list")):
+            arg = arg.args[0].value
+        if not (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name) and arg.func.value == "zip"
+                and not self._is_shadowed("zip") and arg.args
+                and all(a.keyword is None and not a.star for a in arg.args)):
+            return None
+        kinds = [T.TENSOR if self.env.kind(a.value) in (T.TENSOR_SEQ, *TENSORISH) and not self._only_guessed(a.value)
+                 else T.UNKNOWN for a in arg.args]
+        return kinds if T.TENSOR in kinds else None
+
+    @staticmethod
+    def _key_picks_tensor(func: cst.BaseExpression, elements: list[T]) -> bool:
+        """`key=lambda p: p[k]` (k an integer literal) picking a tensor element of zipped tuples:
+        sorting compares tensors with `<` (GB0207, measured on 2.13 and 2.15)."""
+        if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1
+                and not isinstance(func.params.star_arg, cst.Param)):
+            return False
+        body, param = func.body, func.params.params[0].name.value
+        if not (isinstance(body, cst.Subscript) and isinstance(body.value, cst.Name) and body.value.value == param
+                and len(body.slice) == 1 and isinstance(body.slice[0].slice, cst.Index)
+                and isinstance(body.slice[0].slice.value, cst.Integer)):
+            return False
+        k = int(body.slice[0].slice.value.value)
+        return k < len(elements) and elements[k] is T.TENSOR
 
 
 # Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
