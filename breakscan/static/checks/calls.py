@@ -6,9 +6,11 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.call_patterns import CallPatternChecks
+from breakscan.static.checks.tensor_hooks import outer_mutations
 from breakscan.static.index import DISABLE_DECORATORS
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
+from breakscan.static.walk import iter_nodes
 
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
                       "operator.index"}
@@ -61,6 +63,8 @@ class CallChecks(CallPatternChecks):
                 self._size_arguments(node)
             if meth in HOOK_METHODS and self._is_module_receiver(func.value):
                 self._emit_check("hook-in-forward", node)
+            if meth == "register_hook" and node.args and self.env.is_tensor(func.value) and self._computes(func.value):
+                self._tensor_hook(node.args[0].value)
             if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
                 self._emit_check("autograd-duplicate-input", node)
             if meth == "__init__" and self._initialises_nn_module(func.value):
@@ -286,6 +290,23 @@ class CallChecks(CallPatternChecks):
         return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                 and expr.value.value == "self")
 
+    def _tensor_hook(self, hook: cst.BaseExpression) -> None:
+        """`t.register_hook(hook)` on a tensor computed in this graph: each mutation of outer state
+        in the hook (a lambda, a def of the enclosing function or of this module) is BRK244
+        (tensor_hooks.outer_mutations, GB0067), reported where it is, as Dynamo does."""
+        fn: cst.Lambda | cst.FunctionDef | None = hook if isinstance(hook, cst.Lambda) else None
+        if isinstance(hook, cst.Name):
+            enclosing = self.env.function if self.env is not None else None
+            nested = [d for d in iter_nodes(enclosing.body, cst.FunctionDef) if d.name.value == hook.value] \
+                if enclosing is not None else []
+            if len(nested) == 1:
+                fn = nested[0]
+            elif not nested and (hook.value, 0) in self.functions and (hook.value, 1) not in self.functions:
+                fn = self.functions[(hook.value, 0)]
+        if fn is not None:
+            for mutation in outer_mutations(fn):
+                self._emit_check("tensor-hook-side-effect", mutation)
+
     def _is_module_receiver(self, expr: cst.BaseExpression) -> bool:
         if isinstance(expr, cst.Name) and expr.value == "self":
             return True
@@ -297,5 +318,6 @@ class CallChecks(CallPatternChecks):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
+                   "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region"),
 }

@@ -1,0 +1,85 @@
+"""BRK244: a gradient hook registered on a tensor computed in the region that mutates outer state
+(GB0067), in a user's script through `breakscan run` (static pass and Dynamo on the same lines):
+a lambda appending to a module list, a nested def setting an attribute, a module-level def storing
+into a dict. Not matched and traced: the same lambda on an input of the region, a pure hook.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
+                            static_findings, write_files)
+
+SCRIPT = '''\
+import torch
+
+grads = []
+store = {}
+
+
+class Box:
+    pass
+
+
+box = Box()
+
+
+def record(g):
+    store["last"] = g
+
+
+@torch.compile(backend="eager")
+def f_append(x):
+    y = x * 2
+    y.register_hook(lambda g: grads.append(g))
+    return y.sum()
+
+
+@torch.compile(backend="eager")
+def f_nested(x):
+    y = x * 2
+
+    def hook(g):
+        box.g = g
+
+    y.register_hook(hook)
+    return y.sum()
+
+
+@torch.compile(backend="eager")
+def f_module_def(x):
+    y = x.exp()
+    y.register_hook(record)
+    return y.sum()
+
+
+@torch.compile(backend="eager")
+def f_pure_and_input(x):
+    x.register_hook(lambda g: grads.append(g))
+    y = x * 3
+    y.register_hook(lambda g: g * 2)
+    return y.sum()
+
+
+for fn in (f_append, f_nested, f_module_def, f_pure_and_input):
+    fn(torch.rand(3, requires_grad=True)).backward()
+'''
+
+EXPECTED = [("BRK244", 15), ("BRK244", 21), ("BRK244", 30)]
+
+
+def test_hooks_that_mutate_outer_state_are_flagged(tmp_path):
+    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
+    for expected in EXPECTED:
+        assert expected in found, found
+    assert not {(r, line) for r, line in found if line in (44, 46)}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_hook_side_effects(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in EXPECTED])
