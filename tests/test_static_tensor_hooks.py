@@ -1,7 +1,8 @@
 """BRK244: a gradient hook registered on a tensor computed in the region that mutates outer state
 (GB0067), in a user's script through `breakscan run` (static pass and Dynamo on the same lines):
 a lambda appending to a module list, a nested def setting an attribute, a module-level def storing
-into a dict. Not matched and traced: the same lambda on an input of the region, a pure hook.
+into a dict, a helper registering the hook on the tensor its caller passes (`watch(x * 2)`).
+Not matched and traced: the same lambda on an input of the region, a pure hook.
 """
 
 from __future__ import annotations
@@ -62,11 +63,22 @@ def f_pure_and_input(x):
     return y.sum()
 
 
-for fn in (f_append, f_nested, f_module_def, f_pure_and_input):
+def watch(t):
+    t.register_hook(lambda g: grads.append(g.norm()))
+    return t
+
+
+@torch.compile(backend="eager")
+def f_helper(x):
+    h = watch(x * 2)
+    return h.sum()
+
+
+for fn in (f_append, f_nested, f_module_def, f_pure_and_input, f_helper):
     fn(torch.rand(3, requires_grad=True)).backward()
 '''
 
-EXPECTED = [("BRK244", 15), ("BRK244", 21), ("BRK244", 30)]
+EXPECTED = [("BRK244", 15), ("BRK244", 21), ("BRK244", 30), ("BRK244", 52)]
 
 
 def test_hooks_that_mutate_outer_state_are_flagged(tmp_path):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from breakscan.static.checks.binding import all_params
 from breakscan.static.checks.call_patterns import CallPatternChecks
 from breakscan.static.checks.tensor_hooks import outer_mutations
 from breakscan.static.index import DISABLE_DECORATORS
@@ -63,7 +64,8 @@ class CallChecks(CallPatternChecks):
                 self._size_arguments(node)
             if meth in HOOK_METHODS and self._is_module_receiver(func.value):
                 self._emit_check("hook-in-forward", node)
-            if meth == "register_hook" and node.args and self.env.is_tensor(func.value) and self._computes(func.value):
+            if meth == "register_hook" and node.args and self.env.is_tensor(func.value) and (
+                    self._computes(func.value) or self._callee_parameter(func.value)):
                 self._tensor_hook(node.args[0].value)
             if meth == "apply" and self._duplicate_tensor_argument(node) and self._is_autograd_function(func.value):
                 self._emit_check("autograd-duplicate-input", node)
@@ -289,6 +291,13 @@ class CallChecks(CallPatternChecks):
             return bool(self._params) and expr.value in self._params[-1]
         return (isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name)
                 and expr.value.value == "self")
+
+    def _callee_parameter(self, expr: cst.BaseExpression) -> bool:
+        """A parameter of a region function reached through a call (not the compiled root): the
+        caller's value, which an inlined helper such as `watch(h)` gets as a tensor of the graph."""
+        fn = self.env.function if self.env is not None else None
+        return (isinstance(expr, cst.Name) and fn is not None and self.region is not None
+                and len(self.region.chain) > 1 and expr.value in {p.name.value for p in all_params(fn)})
 
     def _tensor_hook(self, hook: cst.BaseExpression) -> None:
         """`t.register_hook(hook)` on a tensor computed in this graph: each mutation of outer state
