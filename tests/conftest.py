@@ -86,6 +86,15 @@ def assert_dynamo_confirms(found: set[tuple[str, str, int, str]], expected) -> N
     assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found
 
 
+def assert_script_confirms(tmp_path: Path, source: str, expected) -> None:
+    """Write `source` as train.py in `tmp_path`, run `breakscan run train.py` on it, and check
+    that Dynamo confirms every (rule id, line) of `expected` and observes nothing else
+    (assert_dynamo_confirms)."""
+    write_files(tmp_path, {"train.py": source})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in expected])
+
+
 def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = "modules"):
     """Run the static pass over snippet files with every catalog rule; return findings."""
     if isinstance(files, str):

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
-                            static_findings, write_files)
+from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
 
 SCRIPT = '''\
 import torch
@@ -50,6 +49,4 @@ def test_sorting_zipped_tensors_by_a_tensor_key_is_flagged(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_sorting_zipped_tensors(tmp_path):
-    write_files(tmp_path, {"train.py": SCRIPT})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
-    assert_dynamo_confirms(found, [("BRK230", "train.py", 7), ("BRK230", "train.py", 19)])
+    assert_script_confirms(tmp_path, SCRIPT, [("BRK230", 7), ("BRK230", 19)])

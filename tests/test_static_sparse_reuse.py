@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
-                            static_findings, write_files)
+from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
 
 SCRIPT = '''\
 import torch
@@ -62,6 +61,4 @@ def test_reads_of_a_sparse_tensor_made_in_the_region_are_flagged_once(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_sparse_reuse_breaks(tmp_path):
-    write_files(tmp_path, {"train.py": SCRIPT})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
-    assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in EXPECTED])
+    assert_script_confirms(tmp_path, SCRIPT, EXPECTED)

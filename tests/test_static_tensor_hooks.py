@@ -9,8 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
-                            static_findings, write_files)
+from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
 
 SCRIPT = '''\
 import torch
@@ -92,6 +91,4 @@ def test_hooks_that_mutate_outer_state_are_flagged(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_hook_side_effects(tmp_path):
-    write_files(tmp_path, {"train.py": SCRIPT})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
-    assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in EXPECTED])
+    assert_script_confirms(tmp_path, SCRIPT, EXPECTED)

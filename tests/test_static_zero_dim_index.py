@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import (assert_dynamo_confirms, break_statuses, requires_torch, rule_lines, run_findings,
-                            static_findings, write_files)
+from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
 
 SCRIPT = '''\
 import torch
@@ -81,7 +80,4 @@ def test_zero_dim_indices_of_known_rank_are_flagged(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_zero_dim_indices(tmp_path):
-    write_files(tmp_path, {"train.py": SCRIPT})
-    found = break_statuses(run_findings(tmp_path, "train.py"))
-    assert_dynamo_confirms(found, [("BRK260", "train.py", line) for line in ZERO_DIM]
-                           + [("BRK105", "train.py", 7), ("BRK105", "train.py", 31)])
+    assert_script_confirms(tmp_path, SCRIPT, [("BRK260", line) for line in ZERO_DIM] + [("BRK105", 7), ("BRK105", 31)])
