@@ -536,6 +536,8 @@ class TypeEnv:
                 *TENSORISH, T.TENSOR_SEQ, T.SHAPE) else T.SCALAR
         if qual in ("int", "float", "bool", "str", "repr", "round", "abs", "min", "max", "sum", "range"):
             return self._builtin_numeric(qual, node)
+        if qual == "functools.reduce":
+            return self._reduce(node)
         if qual.startswith("torch."):
             if qual[len("torch."):] in _REDUCTION_OR_PAIR and node.args and not node.args[0].star:
                 return self._reduction_or_pair(node.args[1:])
@@ -578,12 +580,45 @@ class TypeEnv:
         return T.TENSOR_SEQ if kind in (T.SCALAR, T.SHAPE) else T.UNKNOWN
 
     def _builtin_numeric(self, qual: str, node: cst.Call) -> T:
+        positional = [a.value for a in node.args if a.keyword is None and not a.star]
+        if qual == "sum" and positional and (self._holds_tensors(positional[0]) or (
+                len(positional) > 1 and self.kind(positional[1]) in TENSORISH)):
+            return T.TENSOR  # `sum(losses)` is `0 + losses[0] + ...`: a tensor
+        if qual in ("max", "min") and (
+                (len(positional) == 1 and len(node.args) == 1 and self._holds_tensors(positional[0]))
+                or (len(positional) > 1 and all(self.kind(v) in TENSORISH for v in positional))):
+            return T.TENSOR
+        if qual in ("sum", "max", "min") and positional and self.kind(positional[0]) is T.UNKNOWN and not isinstance(
+                positional[0], (cst.GeneratorExp, cst.ListComp)):
+            return T.UNKNOWN  # of values of unknown kind: maybe tensors (read again with a call's arguments)
         kinds = {self.kind(a.value) for a in node.args}
         if qual in ("abs", "round") and kinds & set(TENSORISH):
             return T.TENSOR
         if kinds and kinds <= {T.SHAPE, T.SCALAR} and T.SHAPE in kinds and qual in ("int", "min", "max", "abs", "round", "sum"):
             return T.SHAPE
         return T.SCALAR
+
+    def _holds_tensors(self, iterable: cst.BaseExpression) -> bool:
+        """Whether iterating `iterable` gives tensors: a list of tensors, a tensor (its rows), or a
+        comprehension / generator expression whose element is a tensor."""
+        if isinstance(iterable, (cst.GeneratorExp, cst.ListComp)):
+            return self.element_of(iterable) in TENSORISH
+        return self.kind(iterable) in (T.TENSOR_SEQ, *TENSORISH)
+
+    def _reduce(self, node: cst.Call) -> T:
+        """`functools.reduce(fn, seq[, start])` over tensors, with `fn` an `operator` or `torch`
+        function or a two-parameter lambda: a tensor (`reduce(operator.mul, factors)`); else unknown."""
+        args = [a.value for a in node.args if a.keyword is None and not a.star]
+        if len(args) not in (2, 3) or len(args) != len(node.args) or not self._holds_tensors(args[1]):
+            return T.UNKNOWN
+        fn = args[0]
+        name = dotted_name(fn)
+        qual = self.info.qualify(name) if name is not None else ""
+        if qual.startswith(("operator.", "torch.")) or (
+                isinstance(fn, cst.Lambda) and len(fn.params.params) == 2
+                and isinstance(fn.body, (cst.BinaryOperation, cst.Call))):
+            return T.TENSOR
+        return T.UNKNOWN
 
     def _torch_call(self, qual: str) -> T:
         if qual in TORCH_SHAPE_RETURN:
