@@ -86,6 +86,15 @@ def assert_dynamo_confirms(found: set[tuple[str, str, int, str]], expected) -> N
     assert not {f for f in found if f[3] in ("refuted", "predicted", "observed")}, found
 
 
+def assert_script_flags(tmp_path: Path, source: str, expected, quiet_lines=()) -> None:
+    """The static pass over `source` (as train.py) flags every (rule id, line) of `expected`
+    and nothing on `quiet_lines`."""
+    found = rule_lines(static_findings(tmp_path, {"train.py": source}))
+    for hit in expected:
+        assert hit in found, found
+    assert not {(r, line) for r, line in found if line in quiet_lines}, found
+
+
 def assert_script_confirms(tmp_path: Path, source: str, expected) -> None:
     """Write `source` as train.py in `tmp_path`, run `breakscan run train.py` on it, and check
     that Dynamo confirms every (rule id, line) of `expected` and observes nothing else

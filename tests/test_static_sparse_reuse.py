@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
+from tests.conftest import assert_script_confirms, assert_script_flags, requires_torch
 
 SCRIPT = '''\
 import torch
@@ -51,10 +51,7 @@ EXPECTED = [("BRK226", 6), ("BRK243", 7), ("BRK226", 12), ("BRK243", 13), ("BRK2
 
 
 def test_reads_of_a_sparse_tensor_made_in_the_region_are_flagged_once(tmp_path):
-    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
-    for expected in EXPECTED:
-        assert expected in found, found
-    assert not {(r, line) for r, line in found if line in (14, 15, 27, 28)}, found
+    assert_script_flags(tmp_path, SCRIPT, EXPECTED, quiet_lines=(14, 15, 27, 28))
 
 
 @pytest.mark.dynamic

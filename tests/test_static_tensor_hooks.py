@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
+from tests.conftest import assert_script_confirms, assert_script_flags, requires_torch
 
 SCRIPT = '''\
 import torch
@@ -81,10 +81,7 @@ EXPECTED = [("BRK244", 15), ("BRK244", 21), ("BRK244", 30), ("BRK244", 52)]
 
 
 def test_hooks_that_mutate_outer_state_are_flagged(tmp_path):
-    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
-    for expected in EXPECTED:
-        assert expected in found, found
-    assert not {(r, line) for r, line in found if line in (44, 46)}, found
+    assert_script_flags(tmp_path, SCRIPT, EXPECTED, quiet_lines=(44, 46))
 
 
 @pytest.mark.dynamic

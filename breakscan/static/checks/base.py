@@ -50,6 +50,17 @@ class CheckBase(Binder):
     # CallSiteInference's: whether a tensor-annotated parameter is passed boolean tensors at every call
     bool_at_call_sites: Callable[[str], bool]
 
+    def _function_stores(self) -> list[cst.BaseExpression]:
+        """call_sites.store_targets of the function being walked (empty outside one), once per def."""
+        fn = self.env.function if self.env is not None else None
+        if fn is None:
+            return []
+        cache = self.__dict__.setdefault("_function_stores_cache", {})
+        if id(fn) not in cache:
+            from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
+            cache[id(fn)] = store_targets(fn)
+        return cache[id(fn)]
+
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
         for rule in self.rules.checks.get(check, ()):

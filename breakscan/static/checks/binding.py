@@ -52,7 +52,7 @@ def param_kind(param: cst.Param, is_forward_or_root: bool, annotation: cst.BaseE
     return T.TENSOR if is_forward_or_root else T.UNKNOWN
 
 
-def all_params(node: cst.FunctionDef) -> list[cst.Param]:
+def all_params(node: cst.FunctionDef | cst.Lambda) -> list[cst.Param]:
     """Positional-only, ordinary and keyword-only parameters, in order (no `*args`/`**kwargs`)."""
     return [*node.params.posonly_params, *node.params.params, *node.params.kwonly_params]
 

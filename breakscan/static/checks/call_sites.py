@@ -652,8 +652,8 @@ class CallSiteInference(CheckBase):
         qualname, cls = callee
         if qualname in self._returns:
             return self._returns[qualname] or T.UNKNOWN, self._tuple_returns.get(qualname)
-        node = self.functions.get((qualname, 0))
-        if node is None or (qualname, 1) in self.functions:  # redefined: which one runs is unknown
+        node = self._defined_once(qualname)
+        if node is None:
             return T.UNKNOWN, None
         self._returns[qualname] = None
         env = self._class_env(cls)
@@ -665,6 +665,12 @@ class CallSiteInference(CheckBase):
         self._tuple_returns[qualname] = elements
         return kind, elements
 
+    def _defined_once(self, qualname: str) -> cst.FunctionDef | None:
+        """The def of function or method `qualname` of this module, or None when it is not one
+        or is defined twice (which one runs is unknown)."""
+        node = self.functions.get((qualname, 0))
+        return None if node is None or (qualname, 1) in self.functions else node
+
     def _returns_in_context(self, qualname: str, cls: ClassInfo | None, call: cst.Call,
                             args: list[tuple[str | None, T]],
                             any_decorator: bool = False) -> tuple[T, list[T] | None] | None:
@@ -673,8 +679,8 @@ class CallSiteInference(CheckBase):
         (`_join_sites` over this one call); None when nothing is known (defined twice, decorated
         other than `staticmethod`/`classmethod` unless `any_decorator`, recursive, or still
         unknown). Memoized per (function, argument kinds)."""
-        node = self.functions.get((qualname, 0))
-        if node is None or (qualname, 1) in self.functions:
+        node = self._defined_once(qualname)
+        if node is None:
             return None
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}

@@ -310,8 +310,8 @@ class CallChecks(CallPatternChecks):
                 if enclosing is not None else []
             if len(nested) == 1:
                 fn = nested[0]
-            elif not nested and (hook.value, 0) in self.functions and (hook.value, 1) not in self.functions:
-                fn = self.functions[(hook.value, 0)]
+            elif not nested:
+                fn = self._defined_once(hook.value)
         if fn is not None:
             for mutation in outer_mutations(fn):
                 self._emit_check("tensor-hook-side-effect", mutation)

@@ -10,7 +10,6 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
-from breakscan.static.checks.call_sites import store_targets
 from breakscan.static.checks.index_ranks import is_zero_dim
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
@@ -190,7 +189,7 @@ class OperatorChecks(CheckBase):
             return {}, {}
         cache = self.__dict__.setdefault("_bindings_cache", {})
         if id(fn) not in cache:
-            stores = Counter(t.value for t in store_targets(fn) if isinstance(t, cst.Name))
+            stores = Counter(t.value for t in self._function_stores() if isinstance(t, cst.Name))
             params = {p.name.value for p in all_params(fn)}
 
             def once(target: cst.BaseExpression) -> bool:

@@ -1,4 +1,4 @@
-"""A sparse tensor made in a compile region breaks again where it is next used (BRK226).
+"""A sparse tensor made in a compile region breaks again where it is next used (BRK243).
 
 Dynamo breaks the graph where a sparse tensor is made (`torch.sparse_csr_tensor`, `.to_sparse()`);
 the graph resumed after that break receives the sparse tensor as an input, and wrapping it fails
@@ -12,7 +12,6 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
-from breakscan.static.checks.call_sites import store_targets
 from breakscan.static.syntax import dotted_name
 from breakscan.static.walk import iter_nodes
 
@@ -59,8 +58,8 @@ class SparseFlowChecks(CheckBase):
 
     def _returns_sparse(self, call: cst.Call) -> bool:
         callee = self._callee(call)
-        node = self.functions.get((callee[0], 0)) if callee is not None else None
-        if node is None or (callee[0], 1) in self.functions:
+        node = self._defined_once(callee[0]) if callee is not None else None
+        if node is None:
             return False
         bound = {t.target.value: a.value for a in iter_nodes(node.body, cst.Assign) for t in a.targets
                  if isinstance(t.target, cst.Name)}
@@ -85,13 +84,11 @@ class SparseFlowChecks(CheckBase):
         self._emit_check(CHECK, node)
 
     def _store_names(self) -> set[int]:
-        fn = self.env.function if self.env is not None else None
-        if fn is None:
-            return set()
         cache = self.__dict__.setdefault("_store_name_ids", {})
-        if id(fn) not in cache:
-            cache[id(fn)] = {id(t) for t in store_targets(fn) if isinstance(t, cst.Name)}
-        return cache[id(fn)]
+        stores = self._function_stores()
+        if id(stores) not in cache:
+            cache[id(stores)] = {id(t) for t in stores if isinstance(t, cst.Name)}
+        return cache[id(stores)]
 
 
 # Which checks each visit_ method runs (errors.rules_at_risk).

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import libcst as cst
 
+from breakscan.static.checks.binding import all_params
 from breakscan.static.walk import iter_nodes
 
 # Methods that mutate their receiver in place (lists, dicts, sets, deques).
@@ -22,7 +23,8 @@ def outer_mutations(fn: cst.Lambda | cst.FunctionDef) -> list[cst.CSTNode]:
     """Nodes of `fn`'s body that mutate a value bound outside `fn`: a mutating method called on a
     name that is not a parameter or local of `fn`, or an item / attribute assignment whose base is
     one."""
-    params = {p.name.value for p in _params(fn.params)}
+    stars = (fn.params.star_arg, fn.params.star_kwarg)
+    params = {p.name.value for p in [*all_params(fn), *(s for s in stars if isinstance(s, cst.Param))]}
     body: list[cst.CSTNode] = [fn.body] if isinstance(fn, cst.Lambda) else list(fn.body.body)
     local = set(params)
     if isinstance(fn, cst.FunctionDef):
@@ -53,11 +55,3 @@ def _outer_root(expr: cst.BaseExpression, local: set[str]) -> bool:
     while isinstance(expr, (cst.Attribute, cst.Subscript)):
         expr = expr.value
     return isinstance(expr, cst.Name) and expr.value not in local
-
-
-def _params(params: cst.Parameters) -> list[cst.Param]:
-    out = [*params.posonly_params, *params.params, *params.kwonly_params]
-    for star in (params.star_arg, params.star_kwarg):
-        if isinstance(star, cst.Param):
-            out.append(star)
-    return out
