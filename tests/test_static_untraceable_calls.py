@@ -108,3 +108,59 @@ def test_untraceable_calls_are_flagged_and_their_neighbours_are_not(tmp_path):
 @requires_torch
 def test_dynamo_confirms_the_untraceable_calls(tmp_path):
     assert_script_confirms(tmp_path, SCRIPT, EXPECTED)
+
+
+# `torch.testing.assert_close` branches on tensor values (BRK237, GB0170); entering anomaly
+# detection is an unsupported context manager (BRK405, GB0142: the frame falls back); `asdict` of
+# a dataclass holding a tensor deep-copies it (BRK212, GB4198). `copy.deepcopy` of a dict of
+# Python values is traced and not flagged.
+CHECKS_SCRIPT = '''\
+import copy
+import dataclasses
+
+import torch
+
+
+@dataclasses.dataclass
+class Output:
+    loss: object
+    scale: float = 1.0
+
+
+@torch.compile(backend="eager")
+def checked(x, y):
+    out = x + y
+    torch.testing.assert_close(out - y, x)
+    return out
+
+
+@torch.compile(backend="eager")
+def debug_step(x, w):
+    with torch.autograd.detect_anomaly():
+        loss = (x @ w).sum()
+    return loss
+
+
+@torch.compile(backend="eager")
+def as_record(x):
+    out = Output(loss=x.mean())
+    cfg = copy.deepcopy({"scale": 2.0})
+    return dataclasses.asdict(out), cfg
+
+
+checked(torch.randn(3), torch.randn(3))
+debug_step(torch.randn(2, 3), torch.randn(3, 1))
+as_record(torch.randn(3))
+'''
+CHECKS_EXPECTED = [("BRK237", 16), ("BRK405", 22), ("BRK212", 31)]
+
+
+def test_assert_close_anomaly_mode_and_asdict_are_flagged(tmp_path):
+    assert_script_flags(tmp_path, CHECKS_SCRIPT, CHECKS_EXPECTED, quiet_lines=[30])
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_assert_close_anomaly_mode_and_asdict(tmp_path):
+    assert_script_confirms(tmp_path, CHECKS_SCRIPT, CHECKS_EXPECTED)

@@ -1,6 +1,6 @@
 """Checks on what a call is given or called on, where the callee alone does not decide: a factory
 asked for `requires_grad=True`, `one_hot` without `num_classes`, a strided nested tensor,
-`torch._check*` messages, sorting tensors, and calls of submodules Dynamo refuses to wrap (RNNs,
+`torch._check*` messages, sorting tensors or taking `max`/`min` by a tensor key, and calls of submodules Dynamo refuses to wrap (RNNs,
 TorchScript modules). Each fact below was measured with Dynamo 2.13 (backend "eager")."""
 
 from __future__ import annotations
@@ -108,6 +108,10 @@ class CallPatternChecks(CheckBase):
             args = _positional(node)
             if args and self._sorts_tensors(args[0], _keyword(node, "key")):
                 self._emit_check("sort-tensors", node)
+        elif qual in ("max", "min"):
+            args, key = _positional(node), _keyword(node, "key")
+            if len(args) == 1 and key is not None and self._key_returns_tensor(args[0], key.value):
+                self._emit_check("max-min-tensor-key", node)
         elif self._is_factory(qual):
             flag = _keyword(node, "requires_grad")
             if flag is not None and isinstance(flag.value, cst.Name) and flag.value.value == "True":
@@ -121,7 +125,7 @@ class CallPatternChecks(CheckBase):
         return True
 
     def _method_patterns(self, node: cst.Call, func: cst.Attribute) -> None:
-        """`lst.sort()` on a list of tensors; `self.<sub>(...)` of a refused submodule."""
+        """`lst.sort()` of tensors or by a tensor key; `self.<sub>(...)` of a refused submodule."""
         assert self.env is not None
         meth = func.attr.value
         if meth in optimizer_disabled_methods() or meth == "step":
@@ -132,8 +136,8 @@ class CallPatternChecks(CheckBase):
             if built is not None and (built == "" or built in optimizer_step_breaks()):
                 self._emit_check("optimizer-step-break", node)  # GB0025, on purpose
                 return
-        if meth == "sort" and (self.env.kind(func.value) is T.TENSOR_SEQ or self._zipped_kinds(func.value)) \
-                and self._sorts_tensors(func.value, _keyword(node, "key")):
+        if meth == "sort" and not self.env.is_tensor(func.value) and self._sorts_tensors(
+                func.value, _keyword(node, "key")):
             self._emit_check("sort-tensors", node)
             return
         if meth == "repeat_interleave" and self.env.is_tensor(func.value):
@@ -288,25 +292,52 @@ class CallPatternChecks(CheckBase):
                 self._emit_check("check-message-tensor", node)
 
     def _sorts_tensors(self, arg: cst.BaseExpression, key: cst.Arg | None) -> bool:
-        """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059), with no
-        `key=` or a one-parameter lambda that returns a tensor for a tensor element
-        (`key=lambda t: t.norm()`: GB0207; `key=len` or `lambda t: t.shape[0]` is traced)."""
+        """A list of tensors (compared with `<`: GB0207) or one tensor (iterated: GB0059) with no
+        `key=`, or any sequence with a `key=` that returns a tensor (`_key_returns_tensor`;
+        GB0207; `key=len` or `lambda t: t.shape[0]` is traced)."""
         assert self.env is not None
-        zipped = self._zipped_kinds(arg)
-        if zipped is not None:
-            return key is not None and self._key_picks_tensor(key.value, zipped)
+        if key is not None:
+            return self._key_returns_tensor(arg, key.value)
+        if self._zipped_kinds(arg) is not None:
+            return False  # tuples compare element by element only on a tie: not flagged
         kind = self.env.kind(arg)
-        if not ((kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)):
+        return (kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)
+
+    def _key_returns_tensor(self, seq: cst.BaseExpression, key: cst.BaseExpression) -> bool:
+        """Whether `key=` returns a tensor for the elements of `seq`, so that `sorted`, `list.sort`,
+        `max` and `min` compare tensors (GB0207, GB0193 on 2.13, GB5687 on 2.15): a one-parameter
+        lambda whose body is a tensor with its parameter bound to an element of `seq`
+        (`lambda t: t.norm()` over tensors, `lambda i: scores[i]` over `range(n)` with `scores` a
+        list of tensors); a lambda picking a tensor element of zipped tuples or of a tensor dict's
+        `items()` (`lambda kv: kv[1]`); or `d.get` / `d.__getitem__` of a dict of tensors."""
+        assert self.env is not None
+        pairs = self._zipped_kinds(seq) or self._items_kinds(seq)
+        if pairs is not None:
+            return self._key_picks_tensor(key, pairs)
+        if isinstance(key, cst.Attribute) and key.attr.value in ("get", "__getitem__"):
+            return self.env.kind(key.value) is T.TENSOR_MAP
+        if not (isinstance(key, cst.Lambda) and len(key.params.params) == 1
+                and not isinstance(key.params.star_arg, cst.Param)):
             return False
-        if key is None:
-            return True
-        func = key.value
-        if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1
-                and not isinstance(func.params.star_arg, cst.Param)):
+        element = self.env.element_kind(seq)
+        if element is T.TENSOR and self._only_guessed(seq):
             return False
         scope = TypeEnv(self.info, parent=self.env)
-        scope.names[func.params.params[0].name.value] = T.TENSOR
-        return scope.kind(func.body) in TENSORISH
+        scope.names[key.params.params[0].name.value] = element
+        body = key.body
+        if scope.kind(body) not in TENSORISH:
+            return False
+        # an outer name read by the body must not be a tensor only by a root parameter's guess
+        return not any(self._only_guessed(n) for n in iter_nodes(body, cst.Name)
+                       if n.value != key.params.params[0].name.value and self.env.is_tensor(n))
+
+    def _items_kinds(self, seq: cst.BaseExpression) -> list[T] | None:
+        """`d.items()` of a dict of tensors: (key, tensor) pairs; else None."""
+        assert self.env is not None
+        if (isinstance(seq, cst.Call) and isinstance(seq.func, cst.Attribute) and seq.func.attr.value == "items"
+                and not seq.args and self.env.kind(seq.func.value) is T.TENSOR_MAP):
+            return [T.UNKNOWN, T.TENSOR]
+        return None
 
     def _zipped_kinds(self, arg: cst.BaseExpression) -> list[T] | None:
         """For `zip(a, b, ...)` (also in `list(...)`, or a local bound once to one) of which some
@@ -346,7 +377,7 @@ class CallPatternChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
-                   "sort-tensors", "rnn-module-call", "script-module-call", "generator-in-region",
+                   "sort-tensors", "max-min-tensor-key", "rnn-module-call", "script-module-call", "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
                    "optimizer-step-break", "numpy-random-scalar"),
     "visit_ClassDef": ("class-in-region",),

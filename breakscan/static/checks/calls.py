@@ -13,6 +13,8 @@ from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
 from breakscan.static.walk import iter_nodes
 
+# Deep copies: traced on a plain Python value, a break on a tensor (GB4198; 2.13 and 2.15).
+DEEP_COPIES = {"copy.deepcopy", "dataclasses.asdict", "dataclasses.astuple"}
 SCALAR_CONVERSIONS = {"int", "float", "bool", "complex", "math.floor", "math.ceil", "math.trunc",
                       "operator.index"}
 # `math` functions that do not convert a tensor argument to a Python number: `math.prod` multiplies
@@ -84,7 +86,7 @@ class CallChecks(CallPatternChecks):
             return
         args = [a.value for a in node.args if not a.keyword and not a.star]
         if not (qual == "print" and self._reordered_print(node)) and not (
-                qual == "copy.deepcopy" and len(args) == 1 and self.env.kind(args[0]) is T.SCALAR):
+                qual in DEEP_COPIES and len(args) == 1 and self.env.kind(args[0]) is T.SCALAR):
             # a deep copy of a plain Python value (a config dict, a dataclass) is traced (2.13, 2.15)
             for rule in self.rules.rules_for_call(qual):
                 self._emit(rule, node)

@@ -12,6 +12,10 @@ from breakscan.static.walk import walk
 
 LOCK_FACTORIES = {"threading.Lock", "threading.RLock", "threading.Semaphore", "threading.Condition",
                   "threading.BoundedSemaphore", "multiprocessing.Lock", "multiprocessing.RLock"}
+# Anomaly detection: torch/autograd is in trace_rules' MOD_SKIPLIST and Dynamo has no variable for
+# these classes, so entering one is "Unsupported context manager" (GB0142; 2.13 and 2.15).
+ANOMALY_MODES = {"torch.autograd.set_detect_anomaly", "torch.autograd.detect_anomaly",
+                 "torch.autograd.anomaly_mode.set_detect_anomaly", "torch.autograd.anomaly_mode.detect_anomaly"}
 
 # contextlib managers Dynamo refuses by type (torch/_dynamo/variables/user_defined.py, GB0262);
 # `contextmanager` functions, `nullcontext` and `suppress` are traced.
@@ -157,7 +161,7 @@ class ControlFlowChecks(CheckBase):
         if isinstance(expr, cst.Call):
             name = dotted_name(expr.func)
             qual = self.info.qualify(name) if name else ""
-            if qual in {"open", "io.open"} | LOCK_FACTORIES:
+            if qual in {"open", "io.open"} | LOCK_FACTORIES | ANOMALY_MODES:
                 self._emit_check("unsupported-context-manager", node)
             elif qual in CONTEXTLIB_REFUSED:
                 self._emit_check("contextlib-unsupported", node)
