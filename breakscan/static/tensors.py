@@ -418,7 +418,11 @@ class TypeEnv:
 
     def zipped_kinds(self, it: cst.BaseExpression) -> list[T] | None:
         """Per position, the kinds of the tuples `zip(...)`/`enumerate(...)` give (for `for v, i in
-        zip(values, ids):`): `element_kind` of each iterable, a Python int for the counter."""
+        zip(values, ids):`): `element_kind` of each iterable, a Python int for the counter; for
+        `d.items()` of a dict of tensors, an unknown key and a tensor."""
+        if (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items"
+                and not it.args and self.kind(it.func.value) is T.TENSOR_MAP):
+            return [T.UNKNOWN, T.TENSOR]  # `for name, value in losses.items():` over a dict of tensors
         sources = self.zipped_iterables(it)
         if sources is None:
             return None
