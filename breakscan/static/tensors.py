@@ -25,6 +25,10 @@ class T(Enum):
     TENSOR_SEQ = "tensor-seq"  # tuple/list of tensors (split, chunk, unbind)
     TENSOR_MAP = "tensor-map"  # dict of tensors (`Dict[str, Tensor]`, `{"a": x}`): its keys are not
     SHAPE = "shape"  # torch.Size / symbolic int
+    # A 0-dim tensor torch math makes from Python numbers (`torch.div(seq_len, 2)`): Dynamo keeps it
+    # a constant tensor, so a size argument takes it, but a branch, slice bound, `range()` or `int()`
+    # of it reads its value and breaks (measured on 2.13 and 2.15). Not TENSORISH: checks opt in.
+    FOLDED = "folded"
     SCALAR = "scalar"  # a plain Python value
     MODULE = "module"
     UNKNOWN = "unknown"
@@ -343,6 +347,11 @@ class TypeEnv:
         """Whether `node` is inferred to be a tensor (booleans included)."""
         return self.kind(node) in TENSORISH
 
+    def reads_as_tensor(self, node: cst.BaseExpression) -> bool:
+        """Whether reading `node`'s value (a branch, a slice bound, `range()`, `int()`) reads a
+        tensor: `is_tensor`, or a FOLDED 0-dim tensor torch math made from Python numbers."""
+        return self.kind(node) in (*TENSORISH, T.FOLDED)
+
     def _kind(self, node: cst.BaseExpression) -> T:
         if isinstance(node, cst.Name):
             if node.value in ("True", "False", "None"):
@@ -552,7 +561,7 @@ class TypeEnv:
                 return T.BOOL_TENSOR  # torch.zeros(n, dtype=torch.bool), torch.ones_like(x, dtype=torch.bool)
             if kind in TENSORISH and qual not in TORCH_FACTORIES and qual not in TENSOR_LIST_OPS and node.args and not any(
                     self.kind(a.value) in (*TENSORISH, T.TENSOR_SEQ, T.UNKNOWN) for a in node.args):
-                return T.UNKNOWN  # torch.div(seq_len, 2) on ints/shapes: Dynamo folds it
+                return T.FOLDED  # torch.div(seq_len, 2) on ints/shapes
             return kind
         return T.UNKNOWN
 
@@ -651,6 +660,8 @@ class TypeEnv:
                 a is T.BOOL_TENSOR or b is T.BOOL_TENSOR):
                 return T.BOOL_TENSOR
             return T.TENSOR
+        if T.FOLDED in (a, b) and {a, b} <= {T.FOLDED, T.SHAPE, T.SCALAR}:
+            return T.FOLDED  # `torch.div(n, w) - 1`
         if T.SHAPE in (a, b) and {a, b} <= {T.SHAPE, T.SCALAR}:
             return T.SHAPE
         if a is T.SCALAR and b is T.SCALAR:
@@ -664,6 +675,8 @@ class TypeEnv:
             return T.SCALAR
         if any(k in TENSORISH for k in kinds):
             return T.BOOL_TENSOR
+        if T.FOLDED in kinds and all(k in (T.SCALAR, T.SHAPE, T.FOLDED) for k in kinds):
+            return T.FOLDED  # `torch.div(n, w) > 1`: a 0-dim bool tensor
         return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
 
     def _subscript(self, node: cst.Subscript) -> T:

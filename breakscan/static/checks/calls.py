@@ -54,7 +54,7 @@ class CallChecks(CallPatternChecks):
             if meth == "requires_grad_" and self._clears_fresh_grad(node):
                 return
             if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
-                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) is T.UNKNOWN)):
+                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) in (T.UNKNOWN, T.FOLDED))):
                 for rule in self.rules.tensor_methods[meth]:
                     self._emit(rule, node)
                 return
@@ -95,14 +95,14 @@ class CallChecks(CallPatternChecks):
         elif qual in PAD_FUNCTIONS:  # the widths only: the first argument is the padded tensor
             self._size_arguments(node, [cst.Arg(value=a.value) for i, a in enumerate(node.args) if not a.star and (
                 (a.keyword is None and i == 1) or (a.keyword is not None and a.keyword.value == "pad"))])
-        if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.is_tensor(args[0]):
+        if qual in SCALAR_CONVERSIONS and len(args) == 1 and self.env.reads_as_tensor(args[0]):
             self._emit_check("scalar-conversion", node)
         elif qual.startswith("math.") and qual not in MATH_ON_TENSORS and any(
                 self.env.is_tensor(a) and not self._only_guessed(a) for a in args):
             self._emit_check("scalar-conversion", node)  # `math.sqrt(t)` reads `float(t)`
         elif qual in ("str", "repr") and len(args) == 1 and self.env.is_tensor(args[0]):
             self._emit_check("tensor-str", node)
-        elif qual == "range" and any(self.env.is_tensor(a) for a in args):
+        elif qual == "range" and any(self.env.reads_as_tensor(a) for a in args):
             self._emit_check("tensor-range", node)
         elif qual in ("any", "all") and len(node.args) == 1 and self._tensor_elements(args[0] if args else None):
             self._emit_check("tensor-branch", node)  # the builtin tests `bool()` of each element

@@ -129,7 +129,7 @@ class ControlFlowChecks(CheckBase):
             self._emit_check("training-branch", test)
         elif isinstance(test, cst.Comparison) and self._compares_str_param(test):
             self._emit_check("string-argument", test)
-        elif self.env.is_tensor(test) and not self._guessed_test(test):
+        elif self.env.reads_as_tensor(test) and not self._guessed_test(test):
             self._emit_check("tensor-branch", test)
 
     def _guessed_test(self, test: cst.BaseExpression) -> bool:

@@ -213,7 +213,7 @@ class OperatorChecks(CheckBase):
             if not isinstance(element.slice, cst.Slice):
                 continue
             for bound in (element.slice.lower, element.slice.upper, element.slice.step):
-                if bound is not None and self.env.is_tensor(bound) and not self._only_guessed(bound):
+                if bound is not None and self.env.reads_as_tensor(bound) and not self._only_guessed(bound):
                     return True
         return False
 
