@@ -1573,6 +1573,26 @@ class ProjectIndex:
                 return found
         return []
 
+    def property_names(self, cls_qualname: str) -> frozenset[str]:
+        """Names of the property getters (`@property`, `functools.cached_property`) a class defines
+        or inherits from project bases; the first definition up the bases wins, as in Python."""
+        found: set[str] = set()
+        shadowed: set[str] = set()
+        stack, seen = [cls_qualname], set()
+        while stack:
+            qual = stack.pop(0)
+            hit = self.lookup_class(qual)
+            if hit is None or qual in seen or len(seen) > 20:
+                continue
+            seen.add(qual)
+            cls = hit[1]
+            for name, fn in cls.methods.items():
+                if name not in shadowed and PROPERTY_DECORATORS & set(fn.decorators):
+                    found.add(name)
+                shadowed.add(name)
+            stack.extend(cls.bases)
+        return frozenset(found)
+
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
         """(tensor attrs, scalar attrs, submodules) of a class including project bases.
         Cached: callers must not change what it returns."""

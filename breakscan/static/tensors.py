@@ -140,6 +140,11 @@ def _unquoted(ann: cst.BaseExpression | None) -> cst.BaseExpression | None:
     return ann
 
 
+def _is_super(node: cst.BaseExpression) -> bool:
+    """`super()` or `super(Cls, self)`."""
+    return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
+
+
 def annotation_kind(ann: cst.BaseExpression | None) -> T | None:
     """Kind from a parameter annotation: `Tensor`, `Optional[Tensor]`, `Tensor | None`, `int`..."""
     ann = _unquoted(ann)
@@ -202,6 +207,7 @@ class TypeEnv:
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
                  self_modules: set[str] = frozenset(), self_iterates_modules: bool = False,
+                 self_properties: frozenset[str] = frozenset(),
                  returns: Callable[[cst.Call, TypeEnv], T] | None = None,
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
                  globals_: Callable[[str], T | None] | None = None) -> None:
@@ -217,6 +223,8 @@ class TypeEnv:
         self.self_modules = self_modules if parent is None else parent.self_modules
         # `self` is an nn.Sequential / nn.ModuleList: `for layer in self` gives its submodules
         self.self_iterates_modules = self_iterates_modules if parent is None else parent.self_iterates_modules
+        # property getters of the class: `self.scale` reads as what the getter returns (`returns`)
+        self.self_properties = self_properties if parent is None else parent.self_properties
         self.returns = returns if parent is None else parent.returns
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
@@ -457,6 +465,8 @@ class TypeEnv:
                 return T.MODULE
             if attr in self.self_scalars or attr == "training":
                 return T.SCALAR
+            if attr in self.self_properties and self.returns is not None:
+                return self.returns(cst.Call(func=node), self)  # the getter runs: Dynamo inlines it
             return T.UNKNOWN
         if isinstance(recv, cst.Name):
             key = None
@@ -470,6 +480,8 @@ class TypeEnv:
                     break  # the object is bound here: an attribute bound further out was another's
                 env = env.parent
         recv_kind = self.kind(recv)
+        if recv_kind is T.TENSOR_SEQ and attr in ("values", "indices"):
+            return T.TENSOR  # `x.max(-1).values`, `torch.topk(x, k).indices`: torch.return_types fields
         if recv_kind in TENSORISH:
             if attr in SHAPE_ATTRS:
                 return T.SHAPE
@@ -516,8 +528,9 @@ class TypeEnv:
                 if meth in _REDUCTION_OR_PAIR and node.args:
                     return self._reduction_or_pair(node.args)
                 return T.TENSOR
-            if recv_kind is T.MODULE and meth == "forward":
-                return T.TENSOR  # another method of a module: what the project's `returns` reads, below
+            if (recv_kind is T.MODULE or _is_super(func.value) and self.self_modules | self.self_tensors) \
+                    and meth == "forward":
+                return T.TENSOR  # another module's forward, or `super().forward(x)` in a module
             if recv_kind is T.TENSOR_MAP:
                 return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:

@@ -542,12 +542,14 @@ class CallSiteInference(CheckBase):
         scalars: set[str] = set()
         modules: set[str] = set()
         iterates = False
+        properties: frozenset[str] = frozenset()
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
             iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
+            properties = self.index.property_names(cls.qualname)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       self_iterates_modules=iterates, returns=self._return_kind, tuple_returns=self._return_elements,
+                       self_iterates_modules=iterates, self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
                        globals_=self._global_kind)
 
     def _global_kind(self, qualname: str) -> T | None:
