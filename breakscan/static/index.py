@@ -275,6 +275,8 @@ class ModuleInfo:
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
+    # module-level calls passing a name (`apply_twice(noisy_act, x)`): a compiled callee traces it
+    top_calls: list[CallRef] = field(default_factory=list)
     compiling_helpers: set[str] = field(default_factory=set)  # `def f(): return is_compiling()`
     # `def make(): return torch.compiler.disable(f)`: function name -> trace_marker of what it returns
     marker_returns: dict[str, str] = field(default_factory=dict)
@@ -432,15 +434,28 @@ class _Indexer:
                 for handler in getattr(stmt, "handlers", []):
                     self.statements(handler.body, cls)
 
+    def _wraps_compile(self, value: ast.AST | None) -> bool:
+        """Whether a module-level value is `torch.compile` itself or `functools.partial` of it:
+        the name it binds compiles what it is applied to, as a decorator or a call."""
+        if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
+                and value.args:
+            value = value.args[0]
+        name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
+        return name is not None and self.info.qualify(name) == "torch.compile"
+
     def module_assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value
         callee = ""
         if isinstance(value, ast.Call):
             callee = self.info.qualify(ast_dotted(value.func) or "")
+        wraps_compile = self._wraps_compile(value)
         for target in targets:
             if isinstance(target, ast.Name):
                 name = target.id
+                if wraps_compile:  # `compile_eager = functools.partial(torch.compile, backend=...)`
+                    self.info.imports[name] = "torch.compile"
+                    continue
                 self.info.module_vars[name] = callee
                 alias = _type_alias(self.info, value)
                 if alias is not None or name in self.info.type_aliases:
@@ -1276,8 +1291,8 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
     info = ModuleInfo(path=path, name=name or module_name_for(path))
     indexer = _Indexer(info, source)
     indexer.statements(tree.body)
-    if not source or _calls_compile(source):
-        indexer.module_calls(tree)
+    if not source or _calls_compile(source) or "torch.compile" in info.imports.values():
+        indexer.module_calls(tree)  # also for `tc(fn)` with `tc` bound to torch.compile
     if not source or _names_dynamo_settings(source):
         from breakscan.static.dynamo_settings import collect
 
@@ -1292,6 +1307,9 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
             for node in walk_nodes(stmt):
                 if type(node) is ast.Call and (node.args or node.keywords):
                     note_construction(info, node)
+                    ref = call_ref(node)
+                    if ref is not None and ref.kind == "name" and (ref.args or ref.kwargs):
+                        info.top_calls.append(ref)
     return info
 
 

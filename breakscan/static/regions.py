@@ -114,6 +114,7 @@ class RegionFinder:
         """Every function Dynamo will trace, by RegionKey."""
         for info in list(self.index.modules.values()):
             self._roots(info)
+        self._functions_passed_to_roots()
         while self._queue:
             self._expand(self._queue.popleft())
         return self.regions
@@ -172,6 +173,26 @@ class RegionFinder:
                         self._add(*found, (found[2].qualname,), dispatch=cls)
         for target in [*info.compile_targets, *info.example_targets]:
             self._target(info, target)
+
+    def _functions_passed_to_roots(self) -> None:
+        """Project functions passed by name to a compiled function where it is called, at module
+        level or in any function (`apply_twice(noisy_act, x)`), when the compiled function calls
+        the parameter they bind: Dynamo traces them inside its frame (measured on 2.13: a `print`
+        in the passed function breaks there)."""
+        roots = {key: region for key, region in self.regions.items() if len(region.chain) == 1}
+        names = {region.function.name for region in roots.values()}
+        for info in list(self.index.modules.values()):
+            calls = [*info.top_calls, *(c for _, fn in info.all_functions() for c in fn.calls)]
+            for call in calls:
+                if call.kind != "name" or not (call.args or call.kwargs) or call.name.rsplit(".", 1)[-1] not in names:
+                    continue
+                for mod, cls, fn in self.resolve_name(info.qualify(call.name)):
+                    root = roots.get((str(mod.path), fn.qualname, fn.occurrence))
+                    if root is None:
+                        continue
+                    scope = Region(info, None, fn, (fn.qualname,))  # names qualify in the caller's module
+                    for passed in self.passed_functions(scope, call, cls, fn):
+                        self._add(*passed[:3], (fn.qualname, passed[2].qualname))
 
     def _target(self, info: ModuleInfo, target: str) -> None:
         for mod, cls, fn in self.resolve_target(info, target):
