@@ -1329,6 +1329,7 @@ class ProjectIndex:
     _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
     _constructions: dict | None = None  # passed_classes(), cached until the next add
     _attr_kinds: dict | None = None  # class_attr_kinds(), cached until the next add
+    _properties: dict[str, frozenset[str]] | None = None  # property_names(), cached until the next add
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
     _instances_bound: dict[str, int] | None = None  # instances_bound(), cached until the next add
 
@@ -1349,6 +1350,7 @@ class ProjectIndex:
         self._by_path = None
         self._constructions = None
         self._attr_kinds = None
+        self._properties = None
         self._splits = {}
         self._instances_bound = None
 
@@ -1593,7 +1595,16 @@ class ProjectIndex:
 
     def property_names(self, cls_qualname: str) -> frozenset[str]:
         """Names of the property getters (`@property`, `functools.cached_property`) a class defines
-        or inherits from project bases; the first definition up the bases wins, as in Python."""
+        or inherits from project bases; the first definition up the bases wins, as in Python.
+        Cached until the next `add`."""
+        if self._properties is None:
+            self._properties = {}
+        cached = self._properties.get(cls_qualname)
+        if cached is None:
+            cached = self._properties[cls_qualname] = self._property_names(cls_qualname)
+        return cached
+
+    def _property_names(self, cls_qualname: str) -> frozenset[str]:
         found: set[str] = set()
         shadowed: set[str] = set()
         stack, seen = [cls_qualname], set()
