@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from itertools import chain
 
 from breakscan.static.index import (
     COMPILE_CALLS,
@@ -182,9 +183,8 @@ class RegionFinder:
         roots = {key: region for key, region in self.regions.items() if len(region.chain) == 1}
         names = {region.function.name for region in roots.values()}
         for info in list(self.index.modules.values()):
-            calls = [*info.top_calls, *(c for _, fn in info.all_functions() for c in fn.calls)]
-            for call in calls:
-                if call.kind != "name" or not (call.args or call.kwargs) or call.name.rsplit(".", 1)[-1] not in names:
+            for call in chain(info.top_calls, *(fn.calls for _, fn in info.all_functions())):
+                if not (call.args or call.kwargs) or call.kind != "name" or call.name.rsplit(".", 1)[-1] not in names:
                     continue
                 for mod, cls, fn in self.resolve_name(info.qualify(call.name)):
                     root = roots.get((str(mod.path), fn.qualname, fn.occurrence))

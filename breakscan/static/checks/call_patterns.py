@@ -1,7 +1,8 @@
 """Checks on what a call is given or called on, where the callee alone does not decide: a factory
 asked for `requires_grad=True`, `one_hot` without `num_classes`, a strided nested tensor,
-`torch._check*` messages, sorting tensors or taking `max`/`min` by a tensor key, and calls of submodules Dynamo refuses to wrap (RNNs,
-TorchScript modules). Each fact below was measured with Dynamo 2.13 (backend "eager")."""
+`torch._check*` messages, sorting tensors or taking `max`/`min` by a tensor key, and calls of
+submodules Dynamo refuses to wrap (RNNs, TorchScript modules). Each fact below was measured with
+Dynamo 2.13 (backend "eager")."""
 
 from __future__ import annotations
 
@@ -377,7 +378,8 @@ class CallPatternChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
-                   "sort-tensors", "max-min-tensor-key", "rnn-module-call", "script-module-call", "generator-in-region",
+                   "sort-tensors", "max-min-tensor-key", "rnn-module-call", "script-module-call",
+                   "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
                    "optimizer-step-break", "numpy-random-scalar"),
     "visit_ClassDef": ("class-in-region",),

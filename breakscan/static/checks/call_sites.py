@@ -549,8 +549,8 @@ class CallSiteInference(CheckBase):
             iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
             properties = self.index.property_names(cls.qualname)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       self_iterates_modules=iterates, self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
-                       globals_=self._global_kind)
+                       self_iterates_modules=iterates, self_properties=properties, returns=self._return_kind,
+                       tuple_returns=self._return_elements, globals_=self._global_kind)
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind)."""
