@@ -1593,6 +1593,18 @@ class ProjectIndex:
                 return found
         return []
 
+    def is_compile(self, qual: str, _depth: int = 0) -> bool:
+        """Whether the qualified name `qual` is `torch.compile` (COMPILE_CALLS), or a name another
+        scanned module binds to it (`compile_eager = functools.partial(torch.compile, ...)` in
+        `tools/compiling.py`, imported as `from .compiling import compile_eager`), through up to
+        five re-exports."""
+        if qual in COMPILE_CALLS:
+            return True
+        owner, _, name = qual.rpartition(".")
+        mod = self.modules.get(owner)
+        target = mod.imports.get(name) if mod is not None else None
+        return target is not None and _depth < 5 and self.is_compile(target, _depth + 1)
+
     def property_names(self, cls_qualname: str) -> frozenset[str]:
         """Names of the property getters (`@property`, `functools.cached_property`) a class defines
         or inherits from project bases; the first definition up the bases wins, as in Python.

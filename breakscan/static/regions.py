@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from itertools import chain
 
 from breakscan.static.index import (
-    COMPILE_CALLS,
     PROPERTY_DECORATORS,
     CallRef,
     ClassInfo,
@@ -161,7 +160,7 @@ class RegionFinder:
 
     def _roots(self, info: ModuleInfo) -> None:
         for cls, fn in info.all_functions():
-            if COMPILE_CALLS & set(fn.decorators):
+            if any(self.index.is_compile(d) for d in fn.decorators):
                 self._add(info, cls, fn, (fn.qualname,))
         if self.mode == "modules":
             for cls in info.classes.values():
