@@ -189,8 +189,7 @@ class RegionFinder:
                     root = roots.get((str(mod.path), fn.qualname, fn.occurrence))
                     if root is None:
                         continue
-                    scope = Region(info, None, fn, (fn.qualname,))  # names qualify in the caller's module
-                    for passed in self.passed_functions(scope, call, cls, fn):
+                    for passed in self.passed_functions(info, None, call, cls, fn):
                         self._add(*passed[:3], (fn.qualname, passed[2].qualname))
 
     def _target(self, info: ModuleInfo, target: str) -> None:
@@ -419,7 +418,7 @@ class RegionFinder:
                     or HIGHER_ORDER_BRANCHES.get(qual, ())
                 for position in positions:
                     arg = call.args[position] if position < len(call.args) else ""
-                    for mod, cls, fn in self._resolve_argument(region, arg):
+                    for mod, cls, fn in self._resolve_argument(region.module, region.cls, arg):
                         self._add(mod, cls, fn, region.chain + (fn.qualname,), under=under)
                         if qual in FUNCTION_TRANSFORMS:
                             self.transform_bodies.setdefault((str(mod.path), fn.qualname, fn.occurrence), qual)
@@ -434,7 +433,7 @@ class RegionFinder:
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))
                 if (call.args or call.kwargs) and not stops:
-                    for passed in self.passed_functions(region, call, cls, fn):
+                    for passed in self.passed_functions(region.module, region.cls, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
 
     def _local_def(self, region: Region, call: CallRef) -> list[Target]:
@@ -446,11 +445,13 @@ class RegionFinder:
         found = self.index.lookup_function(f"{region.module.name}.{scope}.{call.name}")
         return [(found[0], None, found[1])] if found else []
 
-    def passed_functions(self, region: Region, call: CallRef, cls: ClassInfo | None,
-                         callee: FunctionInfo) -> list[Target]:
+    def passed_functions(self, module: ModuleInfo, caller_cls: ClassInfo | None, call: CallRef,
+                         cls: ClassInfo | None, callee: FunctionInfo) -> list[Target]:
         """Project functions passed by name (`apply(helper, x)`, `apply(self.helper, x)`,
-        `apply(x, fn=helper)`) to a project function `callee` that calls the parameter they bind:
-        Dynamo inlines `callee` and traces them there (measured on 2.13). A parameter only stored or returned adds nothing."""
+        `apply(x, fn=helper)`) to a project function `callee` (a method of `cls`, if any) that calls
+        the parameter they bind, in a call written in `module` (inside `caller_cls`, if a method):
+        Dynamo inlines `callee` and traces them there (measured on 2.13). A parameter only stored
+        or returned adds nothing."""
         called = {c.name for c in callee.calls if c.kind == "name" and "." not in c.name}
         skip = 1 if cls is not None and callee.params[:1] == ["self"] else 0  # a bound method
         out: list[Target] = []
@@ -458,16 +459,17 @@ class RegionFinder:
             index = position + skip
             if not arg or index >= len(callee.params) or callee.params[index] not in called:
                 continue
-            out += self._resolve_argument(region, arg)
+            out += self._resolve_argument(module, caller_cls, arg)
         for keyword, arg in call.kwargs:  # `apply(x, fn=helper)`: the parameter named so, if called
             if keyword in called:
-                out += self._resolve_argument(region, arg)
+                out += self._resolve_argument(module, caller_cls, arg)
         return out
 
-    def _resolve_argument(self, region: Region, arg: str) -> list[Target]:
-        """The project function a name argument (`helper`, `self.helper`) of a call made in `region` names."""
+    def _resolve_argument(self, module: ModuleInfo, cls: ClassInfo | None, arg: str) -> list[Target]:
+        """The project function a name argument (`helper`, `self.helper`) of a call written in
+        `module` (inside `cls`, if a method) names."""
         if not arg:
             return []
         if arg.startswith("self."):
-            return self.resolve_call(region.module, region.cls, CallRef("self", arg[5:])) if region.cls else []
-        return self.resolve_name(region.module.qualify(arg))
+            return self.resolve_call(module, cls, CallRef("self", arg[5:])) if cls else []
+        return self.resolve_name(module.qualify(arg))

@@ -140,7 +140,7 @@ def _unquoted(ann: cst.BaseExpression | None) -> cst.BaseExpression | None:
     return ann
 
 
-def _is_super(node: cst.BaseExpression) -> bool:
+def is_super_call(node: cst.BaseExpression) -> bool:
     """`super()` or `super(Cls, self)`."""
     return isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "super"
 
@@ -528,7 +528,7 @@ class TypeEnv:
                 if meth in _REDUCTION_OR_PAIR and node.args:
                     return self._reduction_or_pair(node.args)
                 return T.TENSOR
-            if (recv_kind is T.MODULE or _is_super(func.value) and self.self_modules | self.self_tensors) \
+            if (recv_kind is T.MODULE or is_super_call(func.value) and self.self_modules | self.self_tensors) \
                     and meth == "forward":
                 return T.TENSOR  # another module's forward, or `super().forward(x)` in a module
             if recv_kind is T.TENSOR_MAP:

@@ -10,7 +10,7 @@ from breakscan.static.checks.call_patterns import CallPatternChecks
 from breakscan.static.checks.tensor_hooks import outer_mutations
 from breakscan.static.index import DISABLE_DECORATORS
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T
+from breakscan.static.tensors import TENSORISH, T, is_super_call
 from breakscan.static.walk import iter_nodes
 
 # Deep copies: traced on a plain Python value, a break on a tensor (GB4198; 2.13 and 2.15).
@@ -159,7 +159,7 @@ class CallChecks(CallPatternChecks):
         if region is None or region.cls is None or region.function.name != "__init__":
             return False
         if isinstance(receiver, cst.Call):
-            return dotted_name(receiver.func) == "super"
+            return is_super_call(receiver)
         name = dotted_name(receiver)
         return name is not None and self.info.qualify(name) == "torch.nn.Module"
 
