@@ -276,3 +276,128 @@ CASES += [
                                                out_channels=4, dropout=0.1, norm="batch")),
     Case("monai", "blocks.MLPBlock", _block("MLPBlock", (2, 8, 16), hidden_size=16, mlp_dim=32, dropout_rate=0.1)),
 ]
+
+
+def _embeddings(cls: str, **kwargs):
+    """A loss of two batches of embeddings (B x D), e.g. self-supervised losses."""
+
+    def factory(device):
+        import torch
+        from monai import losses
+
+        return getattr(losses, cls)(**kwargs), (torch.randn(4, 8, device=device),
+                                                torch.randn(4, 8, device=device)), {}
+
+    return factory
+
+
+def _boxes(device):
+    """Eight 2-D boxes (x1, y1, x2, y2) and their scores."""
+    import torch
+
+    xy = torch.rand(8, 2, device=device) * 20
+    return torch.cat([xy, xy + torch.rand(8, 2, device=device) * 10 + 1], dim=1), torch.rand(8, device=device)
+
+
+def _clip_boxes(device):
+    return (_boxes(device)[0], (24, 24)), {}
+
+
+def _nms(device):
+    boxes, scores = _boxes(device)
+    return (boxes, scores), {"nms_thresh": 0.5}
+
+
+def _batched_nms(device):
+    import torch
+
+    boxes, scores = _boxes(device)
+    return (boxes, scores, torch.randint(0, 2, (8,), device=device)), {"nms_thresh": 0.5}
+
+
+def _box_centers(device):
+    return (_boxes(device)[0],), {}
+
+
+
+
+def _variance_inputs(device):
+    import torch
+
+    return (torch.rand(4, 2, 8, 8, device=device),), {}
+
+
+def _mmd_inputs(device):
+    import torch
+
+    return (torch.randn(4, 1, 8, 8, device=device), torch.randn(4, 1, 8, 8, device=device), None), {}
+
+
+def _transformer_block(device):
+    import torch
+    from monai.networks.blocks import TransformerBlock
+
+    return TransformerBlock(hidden_size=16, mlp_dim=32, num_heads=2), (torch.randn(2, 6, 16, device=device),), {}
+
+
+def _unetr_up(device):
+    import torch
+    from monai.networks.blocks import UnetrUpBlock
+
+    block = UnetrUpBlock(spatial_dims=2, in_channels=8, out_channels=4, kernel_size=3, upsample_kernel_size=2,
+                         norm_name="instance")
+    return block, (torch.randn(1, 8, 8, 8, device=device), torch.randn(1, 4, 16, 16, device=device)), {}
+
+
+def _control_net(device):
+    import torch
+    from monai.networks.nets import ControlNet
+
+    model = ControlNet(spatial_dims=2, in_channels=1, channels=(8, 8), attention_levels=(False, True),
+                       num_res_blocks=1, num_head_channels=8, norm_num_groups=8,
+                       conditioning_embedding_num_channels=(8,))
+    return model, (torch.randn(1, 1, 16, 16, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 1, 16, 16, device=device)), {}
+
+
+def _nacl(device):
+    import torch
+    from monai.losses import NACLLoss
+
+    return NACLLoss(classes=3, dim=2), (torch.randn(2, 3, 16, 16, device=device),
+                                        torch.randint(0, 3, (2, 16, 16), device=device)), {}
+
+
+def _panoptic(device):
+    """Instance and class maps, B x 2 x H x W (what compute_panoptic_quality takes)."""
+    import torch
+
+    def maps():
+        return torch.stack([torch.randint(0, 4, (2, 16, 16), device=device),
+                            torch.randint(0, 3, (2, 16, 16), device=device)], dim=1)
+
+    return (maps(), maps()), {}
+
+
+# Ninth session: more losses, metrics, box utilities and blocks. Only names whose hash puts them
+# in the dev half were added, so that the held-out half stays the set measured before.
+CASES += [
+    Case("monai", "NACLLoss", _nacl),
+    Case("monai", "SoftclDiceLoss", _probabilities("SoftclDiceLoss")),
+    Case("monai", "BarlowTwinsLoss", _embeddings("BarlowTwinsLoss")),
+    Case("monai", "SSIMLoss3D", _pair("SSIMLoss", (2, 1, 12, 12, 12), spatial_dims=3, win_size=5)),
+    function_case("monai", "monai.metrics.compute_absolute_volume_difference", _onehot_pair),
+    function_case("monai", "monai.metrics.compute_panoptic_quality", _panoptic),
+    function_case("monai", "monai.metrics.compute_variance", _variance_inputs),
+    function_case("monai", "monai.metrics.compute_mmd", _mmd_inputs),
+    function_case("monai", "monai.data.box_utils.clip_boxes_to_image", _clip_boxes),
+    function_case("monai", "monai.data.box_utils.non_max_suppression", _nms),
+    function_case("monai", "monai.data.box_utils.batched_nms", _batched_nms),
+    function_case("monai", "monai.data.box_utils.box_centers", _box_centers),
+    Case("monai", "blocks.TransformerBlock", _transformer_block),
+    Case("monai", "blocks.UnetrUpBlock", _unetr_up),
+    Case("monai", "ControlNet", _control_net),
+    Case("monai", "Critic", _net("Critic", (2, 1, 16, 16), in_shape=(1, 16, 16), channels=(4, 8), strides=(2, 2))),
+    Case("monai", "SegResNetDS2", _net("SegResNetDS2", spatial_dims=2, init_filters=4, in_channels=1, out_channels=2,
+                                       blocks_down=(1, 1, 1))),
+]
