@@ -557,7 +557,9 @@ def module_types(name: str, module) -> list:
                 tuple(sorted(module.marker_returns.items())), tuple(module.constructions),
                 shared_kinds(module), tuple(sorted(module.foreign_stores)),
                 # return annotations: a caller's inferred kinds take them (call_sites._annotated_return)
-                tuple(sorted((f.qualname, f.returns) for f in module.functions.values() if f.returns)),
+                tuple(sorted((f.qualname, f.returns, tuple(sorted(f.param_annotations.items())))
+                             for f in module.functions.values() if f.returns)),
+                tuple(sorted(module.type_vars)),
                 tuple(sorted((f.qualname, f.returns) for c in module.classes.values()
                              for f in c.methods.values() if f.returns))))
     return out

@@ -229,6 +229,9 @@ class FunctionInfo:
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
     returns: str = ""  # the return annotation's source (`Tuple[Tensor, Tensor]`), "" when none
+    # a function with a return annotation: its parameters' annotations (source), to bind the
+    # TypeVars of the return from a call's arguments (call_sites._generic_return)
+    param_annotations: dict[str, str] = field(default_factory=dict)
     loop_attrs: dict[str, str] = field(default_factory=dict)  # `for layer in self.layers`: layer -> "layers"
     # a module-level factory: the class every `return` builds (`return Net(d)`, `m = Net(d); return m`)
     returned_class: str = ""
@@ -291,6 +294,8 @@ class ModuleInfo:
     foreign_stores: set[str] = field(default_factory=set)  # `consts.MASK = ...`: qualified globals it re-binds
     # `OptTensor = Optional[Tensor]`: module-level type aliases -> their source ("" when bound twice differently)
     type_aliases: dict[str, str] = field(default_factory=dict)
+    # `T = TypeVar("T", bound=...)`: module-level type variables (the value is always True)
+    type_vars: dict[str, bool] = field(default_factory=dict)
 
     def qualify(self, name: str) -> str:
         """Resolve a dotted local name through imports and local definitions."""
@@ -457,6 +462,8 @@ class _Indexer:
                     self.info.imports[name] = "torch.compile"
                     continue
                 self.info.module_vars[name] = callee
+                if callee in ("typing.TypeVar", "typing_extensions.TypeVar"):
+                    self.info.type_vars[name] = True
                 alias = _type_alias(self.info, value)
                 if alias is not None or name in self.info.type_aliases:
                     known = self.info.type_aliases.get(name, alias)
@@ -516,8 +523,11 @@ class _Indexer:
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
                           returns=ast.unparse(node.returns) if node.returns is not None else "")
         fn.def_line = node.lineno
+        if node.returns is not None:
+            fn.param_annotations = {a.arg: ast.unparse(a.annotation) for a in (
+                *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
-        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned)
+        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node))
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
             closure = _returned_def(node, returned) if not fn.returned_class else None
@@ -774,13 +784,15 @@ class _Indexer:
 
 
 def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer,
-                   returned: list[ast.AST] | None = None) -> tuple[bool, bool]:
+                   returned: list[ast.AST] | None = None,
+                   defaults: dict[str, str] | None = None) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
     Returns whether the body holds a `try`, `for`, `while` or `with` statement (a SkipBlock),
     and whether it (or a nested def) yields. `returned`, when given, receives the `return`
-    statements and the single-name assignments of calls (for _returned_class).
+    statements and the single-name assignments of calls (for _returned_class). `defaults`
+    (`_function_defaults`): a call of a parameter is recorded as a call of its default function.
     """
     stack: list[ast.AST] = list(body)
     calls = fn.calls
@@ -801,6 +813,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             if ref is not None:
                 if loop_attrs and ref.kind == "name":
                     ref = _through_loop_target(ref, loop_attrs)
+                if defaults and ref.kind == "name" and ref.name in defaults:
+                    ref = CallRef("name", defaults[ref.name], ref.args, ref.kwargs)
                 calls.append(ref)
         elif kind is ast.Attribute:
             ctx = type(node.ctx)
@@ -1159,6 +1173,22 @@ def _note_loop_target(loop: ast.For | ast.AsyncFor, loop_attrs: dict[str, str]) 
         loop_attrs[target.id] = ""
 
 
+def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """Parameters whose default is a dotted name (`box_overlap_metric: Callable = box_iou`,
+    `act=F.relu`): parameter -> that name. Called without the argument, the parameter runs the
+    default, which Dynamo then traces inline."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
+             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
+    found = {}
+    for arg, default in pairs:
+        name = ast_dotted(default) if isinstance(default, (ast.Name, ast.Attribute)) else None
+        if name:
+            found[arg.arg] = name
+    return found
+
+
 def _through_loop_target(ref: CallRef, loop_attrs: dict[str, str]) -> CallRef:
     """`layer.m(...)` with `layer` a loop variable over `self.layers` as the call
     `self.layers.m(...)`, which regions resolve on the classes of that attribute's submodules."""
@@ -1399,6 +1429,10 @@ class ProjectIndex:
         name, following re-exports; None when unknown or bound to different types."""
         found = self._lookup(qualname, "type_aliases")
         return found[1] or None if found is not None else None
+
+    def is_type_var(self, qualname: str) -> bool:
+        """Whether `qualname` names a module-level `TypeVar` of the project, following re-exports."""
+        return self._lookup(qualname, "type_vars") is not None
 
     def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""

@@ -275,7 +275,8 @@ class TypeEnv:
         than `self`: `out.loss`) to `kind`.
 
         `elements` (see `element_kinds`) are the kinds of the assigned tuple's elements: a tuple
-        target of the same length without a starred name takes them one by one.
+        target of the same length without a starred name takes them one by one; one with a
+        starred name binds the names before and after the star one by one.
         """
         self._cache.clear()
         if isinstance(target, cst.Name):
@@ -293,6 +294,17 @@ class TypeEnv:
               and not any(isinstance(el, cst.StarredElement) for el in target.elements)):
             for el, element in zip(target.elements, elements):
                 self.bind(el.value, element)
+        elif (isinstance(target, (cst.Tuple, cst.List)) and elements is not None
+              and sum(isinstance(el, cst.StarredElement) for el in target.elements) == 1
+              and len(elements) >= len(target.elements) - 1):
+            # `x, *_ = f()` with f's element kinds known: the names around the star one by one
+            star = next(i for i, el in enumerate(target.elements) if isinstance(el, cst.StarredElement))
+            after = len(target.elements) - star - 1
+            for el, element in zip(target.elements[:star], elements):
+                self.bind(el.value, element)
+            for el, element in zip(target.elements[star + 1:], elements[len(elements) - after:]):
+                self.bind(el.value, element)
+            self.bind(target.elements[star].value, T.UNKNOWN)
         elif isinstance(target, (cst.Tuple, cst.List)):
             inner = T.TENSOR if kind in (T.TENSOR_SEQ, T.TENSOR) else (
                 T.SHAPE if kind is T.SHAPE else T.UNKNOWN)

@@ -15,6 +15,7 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
+from breakscan.static.generics import generic_return
 from breakscan.static.index import ClassInfo, ModuleInfo
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
@@ -608,6 +609,8 @@ class CallSiteInference(CheckBase):
         plain = self._plain_returns(call, callee)
         if env is None:
             return plain
+        if plain[0] is not T.TENSOR and (generic := self._generic_return(call, env)) is not None:
+            return generic
         known = plain[0] is not T.UNKNOWN or plain[1] is not None
         if known and not (callee is None and _has_plain_tensor(plain)):
             return plain
@@ -619,6 +622,21 @@ class CallSiteInference(CheckBase):
         if known:  # `-> Tuple[Tensor, Tensor]` of another file: its body may say which is a mask
             return _refined(plain, self._read_other_file(call, args, annotated=True))
         return self._read_other_file(call, args) or plain
+
+    def _generic_return(self, call: cst.Call, env: TypeEnv) -> tuple[T, list[T] | None] | None:
+        """What a call of a module-level project function (this file's or another's) returns
+        when its return annotation holds a TypeVar the call binds to a tensor
+        (`generics.generic_return`: `x_t, *_ = convert_data_type(x, torch.Tensor)`); else None."""
+        name = dotted_name(call.func)
+        if name is None or (isinstance(call.func, cst.Attribute) and isinstance(call.func.value, cst.Name)
+                            and call.func.value.value == "self"):
+            return None
+        hit = self.index.lookup_function(self.info.qualify(name))
+        if hit is None or not hit[1].returns or not hit[1].param_annotations or "." in hit[1].qualname:
+            return None
+        module, fn = hit
+        return generic_return(fn.returns, fn.param_annotations, fn.params, call, env,
+                              lambda local: self.index.is_type_var(module.qualify(local)), self.info.qualify)
 
     def _read_other_file(self, call: cst.Call, args: list[tuple[str | None, T]],
                          annotated: bool = False) -> tuple[T, list[T] | None] | None:
