@@ -92,6 +92,30 @@ TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split",
              "torch.where", "torch.nonzero", "torch.aminmax", "torch.kthvalue", "torch.mode",
              "torch.median", "torch.nanmedian", "torch.cummax", "torch.cummin", "torch.frexp",
              "torch.linalg.eigh", "torch.linalg.qr", "torch.linalg.svd", "torch.histogram"}
+# torch functions that return one tensor unless a flag asks for a tuple: the flags' keywords, and
+# how many positional arguments come before the first flag (the tensor's included)
+_TUPLE_ON_REQUEST = {"torch.nonzero": (("as_tuple",), 1),
+                     "torch.unique": (("return_inverse", "return_counts"), 2),
+                     "torch.unique_consecutive": (("return_inverse", "return_counts"), 1)}
+
+
+def _tuple_on_request(node: cst.Call, name: str, positional_from: int) -> T:
+    """`torch.nonzero(x)` / `x.unique()`: a tensor; with a tuple flag set (`as_tuple=True`,
+    `return_counts=True`, or a flag given by position): a tuple of tensors; a flag given by a
+    name (`return_counts=flag`): unknown. `positional_from`: 1 for a torch function (the tensor
+    is the first argument), 0 for a method."""
+    flags, before = _TUPLE_ON_REQUEST[f"torch.{name}"]
+    if any(not a.keyword and not a.star for a in node.args[before - 1 + positional_from:]) \
+            or any(a.star for a in node.args):
+        return T.UNKNOWN
+    set_flags = [a.value for a in node.args if a.keyword is not None and a.keyword.value in flags]
+    if not set_flags or all(isinstance(v, cst.Name) and v.value == "False" for v in set_flags):
+        return T.TENSOR
+    if all(isinstance(v, cst.Name) and v.value in ("True", "False") for v in set_flags):
+        return T.TENSOR_SEQ
+    return T.UNKNOWN
+
+
 # torch functions and tensor methods that reduce (one tensor), compare elementwise (two tensors)
 # or return a (values, indices) pair (a `dim` given): the kind depends on the arguments.
 _REDUCTION_OR_PAIR = {"max", "min", "median", "nanmedian"}
@@ -537,6 +561,8 @@ class TypeEnv:
                     return T.BOOL_TENSOR  # no `torch.uint8` (a dtype) among the arguments
                 if meth in ("sort", "topk"):
                     return T.TENSOR_SEQ
+                if f"torch.{meth}" in _TUPLE_ON_REQUEST:
+                    return _tuple_on_request(node, meth, positional_from=0)
                 if meth in _REDUCTION_OR_PAIR and node.args:
                     return self._reduction_or_pair(node.args)
                 return T.TENSOR
@@ -568,7 +594,11 @@ class TypeEnv:
             arg = node.args[0].value
             if isinstance(arg, (cst.GeneratorExp, cst.ListComp)):
                 return T.TENSOR_SEQ if self.element_of(arg) in TENSORISH else T.SCALAR
-            return T.TENSOR_SEQ if self.kind(arg) is T.TENSOR_SEQ else T.UNKNOWN
+            # `list(t.unique())`: iterating a tensor gives its rows (tensors); not a NumPy call's
+            # array, often built from constants Dynamo folds (`list(np.prod(scales, axis=0))`)
+            numpy_call = isinstance(arg, cst.Call) and self.info.qualify(dotted_name(arg.func) or "").startswith("numpy.")
+            return T.TENSOR_SEQ if self.kind(arg) is T.TENSOR_SEQ or (
+                self.kind(arg) in TENSORISH and not numpy_call) else T.UNKNOWN
         if qual in PY_SHAPE_BUILTINS:
             return T.SHAPE if node.args and self.kind(node.args[0].value) in (
                 *TENSORISH, T.TENSOR_SEQ, T.SHAPE) else T.SCALAR
@@ -581,6 +611,8 @@ class TypeEnv:
                 return self._reduction_or_pair(node.args[1:])
             if qual == "torch.where" and node.args:
                 return T.TENSOR if len(node.args) == 3 else T.TENSOR_SEQ if len(node.args) == 1 else T.UNKNOWN
+            if qual in _TUPLE_ON_REQUEST:
+                return _tuple_on_request(node, qual[len("torch."):], positional_from=1)
             kind = self._torch_call(qual)
             if kind in TENSORISH and self._bool_dtype(node, positional=False):
                 return T.BOOL_TENSOR  # torch.zeros(n, dtype=torch.bool), torch.ones_like(x, dtype=torch.bool)
