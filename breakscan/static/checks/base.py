@@ -40,6 +40,7 @@ class CheckBase(Binder):
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
     _pending_inits: list[tuple[cst.Call, int]]  # `super().__init__()` calls of a traced module __init__
     _breaks_at_def: int  # `_breaks` when the walk entered the current region function
+    _rnn_sites: set[tuple[int, str, int]]  # BRK231 sites emitted: (node id, rule id, region id)
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
     _only_guessed: Callable[[cst.BaseExpression], bool]

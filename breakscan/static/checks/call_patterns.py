@@ -160,9 +160,44 @@ class CallPatternChecks(CheckBase):
         if built[0] in SCRIPT_BUILDERS:
             self._emit_check("script-module-call", node)
         elif self._derives_from(built[0], RNN_CLASSES):
-            self._emit_check("rnn-module-call", node)
+            self._rnn_module(meth, node)
         elif self._has_backward_hook(self.region.cls.qualname, meth, built[0]):
             self._emit_check("backward-hook-module", node)
+
+    def _rnn_module(self, attr: str, call: cst.Call) -> None:
+        """BRK231 for `self.<attr>(...)`, an RNN submodule, where Dynamo refuses it (measured on
+        2.13 and 2.15). Up to 2.14 it refuses the module where the frame first reads it
+        (`assert self.gru is not None` a line before the call: GB0014 there, and the frame falls
+        back). From 2.15 (the rule's ids then hold GB0148, the delayed unsupported call) it
+        breaks at the call, and at a read of one of the module's attributes before it
+        (`self.lstm.num_layers`: GB0014); a plain `is not None` test passes."""
+        reads = self._self_reads_before(attr, call)
+        for rule in self.rules.checks.get("rnn-module-call", ()):
+            if "GB0148" in rule.gb_ids:
+                sites: list[cst.CSTNode] = [*[read for read, of_attribute in reads if of_attribute][:1], call]
+            else:
+                sites = [reads[0][0] if reads else call]
+            for site in sites:
+                if (id(site), rule.id, id(self.region)) not in self._rnn_sites:  # one per site, however many calls
+                    self._rnn_sites.add((id(site), rule.id, id(self.region)))
+                    self._emit(rule, site)
+
+    def _self_reads_before(self, attr: str, call: cst.Call) -> list[tuple[cst.Attribute, bool]]:
+        """The reads of `self.<attr>` in the enclosing def before `call`, in source order, each
+        with whether one of its attributes is read (`self.lstm.num_layers`)."""
+        fn = self.env.function if self.env is not None else None
+        if fn is None:
+            return []
+        reads: list[tuple[cst.Attribute, bool]] = []
+        of_attribute: set[int] = set()
+        for node in iter_nodes(fn.body, (cst.Attribute, cst.Call)):
+            if node is call:
+                break
+            if isinstance(node, cst.Attribute) and _is_self_attr(node.value, attr):
+                of_attribute.add(id(node.value))  # pre-order: the outer attribute comes first
+            elif isinstance(node, cst.Attribute) and _is_self_attr(node, attr):
+                reads.append((node, id(node) in of_attribute))
+        return reads
 
     def _has_backward_hook(self, owner: str, attr: str, built: str) -> bool:
         """Whether the submodule `self.<attr>` of class `owner` (built by calling `built`) has a
@@ -384,3 +419,9 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "optimizer-step-break", "numpy-random-scalar"),
     "visit_ClassDef": ("class-in-region",),
 }
+
+
+def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
+    """`self.<attr>`."""
+    return (isinstance(node, cst.Attribute) and node.attr.value == attr and isinstance(node.value, cst.Name)
+            and node.value.value == "self")

@@ -61,6 +61,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._breaks = 0  # graph-break hits emitted so far
         self._pending_inits: list[tuple[cst.Call, int]] = []
         self._breaks_at_def = 0
+        self._rnn_sites: set[tuple[int, str, int]] = set()  # (node id, rule id, region id): BRK231 emitted
         self.info = info
         self.index = index
         self.regions = regions
