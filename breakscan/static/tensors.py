@@ -92,6 +92,17 @@ TORCH_SEQ = {"torch.split", "torch.chunk", "torch.unbind", "torch.tensor_split",
              "torch.where", "torch.nonzero", "torch.aminmax", "torch.kthvalue", "torch.mode",
              "torch.median", "torch.nanmedian", "torch.cummax", "torch.cummin", "torch.frexp",
              "torch.linalg.eigh", "torch.linalg.qr", "torch.linalg.svd", "torch.histogram"}
+# Methods called on a comparison's result that only an array has (a Python bool has none): the
+# comparison is elementwise, a tensor mask (a NumPy one is a tensor too under Dynamo).
+MASK_METHODS = {"sum", "any", "all", "nonzero", "float", "long", "int", "mean", "count_nonzero", "flatten"}
+
+
+def _elementwise_comparison(node: cst.BaseExpression) -> bool:
+    """`a < b`, `x == y`: a comparison by value (not `in`, `is`)."""
+    return isinstance(node, cst.Comparison) and not any(
+        isinstance(c.operator, (cst.In, cst.NotIn, cst.Is, cst.IsNot)) for c in node.comparisons)
+
+
 # torch functions that return one tensor unless a flag asks for a tuple: the flags' keywords, and
 # how many positional arguments come before the first flag (the tensor's included)
 _TUPLE_ON_REQUEST = {"torch.nonzero": (("as_tuple",), 1),
@@ -545,6 +556,8 @@ class TypeEnv:
         if isinstance(func, cst.Attribute):
             recv_kind = self.kind(func.value)
             meth = func.attr.value
+            if recv_kind is T.UNKNOWN and meth in MASK_METHODS and _elementwise_comparison(func.value):
+                recv_kind = T.BOOL_TENSOR  # `(a < b).sum()`: a Python bool has no such method
             if recv_kind in TENSORISH:
                 if meth in SHAPE_METHODS:
                     return T.SHAPE
