@@ -493,14 +493,18 @@ class TypeEnv:
         return [T.SCALAR if src is None else self.element_kind(src) for src in sources]
 
     def element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
-        """The kind of a comprehension's element, its `for` targets bound in a scope of their own
-        (see `element_kind` and `zipped_kinds`)."""
+        """The kind of a comprehension's element (see `comprehension_scope`)."""
+        return self.comprehension_scope(comp).kind(comp.elt)
+
+    def comprehension_scope(self, comp: cst.ListComp | cst.GeneratorExp) -> TypeEnv:
+        """A scope of its own with the comprehension's `for` targets bound to the elements of
+        their iterables (see `element_kind` and `zipped_kinds`)."""
         scope = TypeEnv(self.info, parent=self)
         clause: cst.CompFor | None = comp.for_in
         while clause is not None:
             scope.bind(clause.target, scope.element_kind(clause.iter), scope.zipped_kinds(clause.iter))
             clause = clause.inner_for_in
-        return scope.kind(comp.elt)
+        return scope
 
     def _attribute(self, node: cst.Attribute) -> T:
         attr = node.attr.value

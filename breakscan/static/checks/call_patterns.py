@@ -182,6 +182,20 @@ class CallPatternChecks(CheckBase):
                     self._rnn_sites.add((id(site), rule.id, id(self.region)))
                     self._emit(rule, site)
 
+    def _joins_formatted_tensors(self, node: cst.Call, func: cst.Attribute) -> bool:
+        """`", ".join([f"{p:.2f}" for p in probs])` (or a generator): a string literal's `join` of
+        a comprehension whose element is an f-string formatting a tensor, the `for` targets bound
+        to the iterable's elements (BRK246, GB0156)."""
+        assert self.env is not None
+        if not isinstance(func.value, (cst.SimpleString, cst.ConcatenatedString)) or len(node.args) != 1:
+            return False
+        arg = node.args[0].value
+        if not isinstance(arg, (cst.ListComp, cst.GeneratorExp)) or not isinstance(arg.elt, cst.FormattedString):
+            return False
+        scope = self.env.comprehension_scope(arg)
+        return any(isinstance(part, cst.FormattedStringExpression) and scope.is_tensor(part.expression)
+                   for part in arg.elt.parts)
+
     def _self_reads_before(self, attr: str, call: cst.Call) -> list[tuple[cst.Attribute, bool]]:
         """The reads of `self.<attr>` in the enclosing def before `call`, in source order, each
         with whether one of its attributes is read (`self.lstm.num_layers`)."""
@@ -414,6 +428,7 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
                    "sort-tensors", "max-min-tensor-key", "rnn-module-call", "script-module-call",
+                   "join-formatted-tensors",
                    "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
                    "optimizer-step-break", "numpy-random-scalar"),

@@ -62,6 +62,9 @@ class CallChecks(CallPatternChecks):
                 for rule in self.rules.logger_methods[meth]:
                     self._emit(rule, node)
                 return
+            if meth == "join" and self._joins_formatted_tensors(node, func):
+                self._emit_check("join-formatted-tensors", node)
+                return
             if meth in SIZE_METHODS and self.env.is_tensor(func.value):
                 self._size_arguments(node)
             if meth in HOOK_METHODS and self._is_module_receiver(func.value):
