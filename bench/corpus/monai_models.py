@@ -401,3 +401,105 @@ CASES += [
     Case("monai", "SegResNetDS2", _net("SegResNetDS2", spatial_dims=2, init_filters=4, in_channels=1, out_channels=2,
                                        blocks_down=(1, 1, 1))),
 ]
+
+
+def _method_call(cls_path: str, method: str, build_args: tuple, build_kwargs: dict, inputs):
+    """`cls(*build_args, **build_kwargs).<method>(*inputs(device))`, compiled as a bound method."""
+
+    def factory(device):
+        import importlib
+
+        module, _, cls = cls_path.rpartition(".")
+        obj = getattr(importlib.import_module(module), cls)(*build_args, **build_kwargs)
+        args, kwargs = inputs(device)
+        return getattr(obj, method), args, kwargs
+
+    return factory
+
+
+def _method_case(name: str, cls_path: str, method: str, inputs, *build_args, **build_kwargs) -> Case:
+    return Case("monai", name, _method_call(cls_path, method, build_args, build_kwargs, inputs),
+                target=f"{cls_path}.{method}", modes=("call",))
+
+
+def _images(device):
+    import torch
+
+    return (torch.rand(2, 1, 16, 16, device=device), torch.rand(2, 1, 16, 16, device=device)), {}
+
+
+def _box_pairs(device):
+    boxes, _ = _boxes(device)
+    return (boxes, boxes[[1, 0, 3, 2, 5, 4, 7, 6]]), {}
+
+
+def _ssim_inputs(device):
+    import torch
+
+    return (torch.rand(2, 1, 16, 16, device=device), torch.rand(2, 1, 16, 16, device=device), 2, [5, 5],
+            [1.5, 1.5]), {}
+
+
+def _affine_inputs(device):
+    import torch
+
+    return (torch.eye(3, device=device).unsqueeze(0).repeat(2, 1, 1), (16, 16), (8, 8)), {}
+
+
+def _unshuffle_inputs(device):
+    import torch
+
+    return (torch.randn(1, 2, 8, 8, device=device), 2, 2), {}
+
+
+def _centers_inputs(device):
+    boxes, _ = _boxes(device)
+    return ((boxes[:, :2] + boxes[:, 2:]) / 2, boxes), {}
+
+
+def _standard_mode_inputs(device):
+    boxes, _ = _boxes(device)
+    return (boxes,), {"mode": "xyxy"}
+
+
+def _deep_supervision(device):
+    import torch
+    from monai.networks.nets import DynUNet
+
+    model = DynUNet(spatial_dims=2, in_channels=1, out_channels=2, kernel_size=[3, 3, 3], strides=[1, 2, 2],
+                    upsample_kernel_size=[2, 2], filters=[4, 8, 16], deep_supervision=True, deep_supr_num=1)
+    return model, (torch.randn(2, 1, 32, 32, device=device),), {}
+
+
+# Ninth session, second batch (dev half only, as above).
+CASES += [
+    _method_case("metrics.ConfusionMatrixMetric", "monai.metrics.ConfusionMatrixMetric", "_compute_tensor",
+                 _onehot_pair, metric_name=["sensitivity", "precision"]),
+    _method_case("metrics.GeneralizedDiceScore", "monai.metrics.GeneralizedDiceScore", "_compute_tensor",
+                 _onehot_pair),
+    _method_case("metrics.PSNRMetric", "monai.metrics.PSNRMetric", "_compute_metric", _images, 1.0),
+    _method_case("metrics.MSEMetric", "monai.metrics.MSEMetric", "_compute_metric", _images),
+    _method_case("apps.detection.BoxCoder", "monai.apps.detection.utils.box_coder.BoxCoder", "encode_single",
+                 _box_pairs, (1.0, 1.0, 1.0, 1.0)),
+    function_case("monai", "monai.metrics.compute_ssim_and_cs", _ssim_inputs),
+    function_case("monai", "monai.networks.utils.to_norm_affine", _affine_inputs),
+    function_case("monai", "monai.networks.utils.pixelunshuffle", _unshuffle_inputs),
+    function_case("monai", "monai.data.box_utils.centers_in_boxes", _centers_inputs),
+    function_case("monai", "monai.data.box_utils.convert_box_to_standard_mode", _standard_mode_inputs),
+    Case("monai", "MaskedAutoEncoderViT", _net("MaskedAutoEncoderViT", (2, 1, 16, 16), in_channels=1,
+                                               img_size=(16, 16), patch_size=(4, 4), hidden_size=16, mlp_dim=32,
+                                               num_layers=1, num_heads=2, decoder_hidden_size=16,
+                                               decoder_mlp_dim=32, decoder_num_layers=1, decoder_num_heads=2,
+                                               spatial_dims=2)),
+    Case("monai", "DynUNet_deep_supervision", _deep_supervision),
+    Case("monai", "DiceCELoss_sigmoid", _probabilities("DiceCELoss", sigmoid=True)),
+    Case("monai", "TverskyLoss_sigmoid_batch", _probabilities("TverskyLoss", sigmoid=True, batch=True)),
+    Case("monai", "GeneralizedDiceLoss_sigmoid", _probabilities("GeneralizedDiceLoss", sigmoid=True)),
+    Case("monai", "blocks.UnetOutBlock", _block("UnetOutBlock", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                                out_channels=2)),
+    Case("monai", "blocks.ResBlock", _block("ResBlock", (2, 4, 16, 16), spatial_dims=2, in_channels=4,
+                                            norm=("GROUP", {"num_groups": 2}))),
+    Case("monai", "blocks.Swish", _block("Swish", (2, 4, 16, 16))),
+    Case("monai", "blocks.RegistrationResidualConvBlock", _block("RegistrationResidualConvBlock", (2, 4, 16, 16),
+                                                                 spatial_dims=2, in_channels=4, out_channels=4)),
+]
