@@ -957,6 +957,8 @@ def _skip_block(node: ast.AST, params: set[str], own: list[ast.AST], info: Modul
     return block
 
 
+_STR_BASES = frozenset({"str", "builtins.str", "enum.StrEnum"})
+_ENUM_BASES = frozenset({"enum.Enum", "enum.StrEnum"})
 _ALIAS_HEADS = {"Optional", "Union", "Tuple", "tuple", "List", "list", "Dict", "dict"}
 
 
@@ -1433,6 +1435,11 @@ class ProjectIndex:
     def is_type_var(self, qualname: str) -> bool:
         """Whether `qualname` names a module-level `TypeVar` of the project, following re-exports."""
         return self._lookup(qualname, "type_vars") is not None
+
+    def is_str_enum(self, qualname: str) -> bool:
+        """Whether the class `qualname` is a project enum whose members are strings: `str` and
+        `enum.Enum` up its project MRO (`class Weight(str, Enum)`), or `enum.StrEnum`."""
+        return self.inherits(qualname, _STR_BASES) and self.inherits(qualname, _ENUM_BASES)
 
     def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""

@@ -30,6 +30,10 @@ class T(Enum):
     # of it reads its value and breaks (measured on 2.13 and 2.15). Not TENSORISH: checks opt in.
     FOLDED = "folded"
     SCALAR = "scalar"  # a plain Python value
+    # A member of a project enum class that derives from `str` (`class Weight(str, Enum)`): a
+    # `str` method called on it is not traced (GB0156, measured on 2.13 and 2.15); `==` and
+    # `.value` are.
+    STR_ENUM = "str-enum"
     MODULE = "module"
     UNKNOWN = "unknown"
 

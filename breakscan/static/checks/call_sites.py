@@ -422,6 +422,18 @@ def _argument_kinds(call: cst.Call, env: TypeEnv) -> list[tuple[str | None, T]] 
     return found if any(kind is not T.UNKNOWN for _, kind in found) else None
 
 
+_UNINFORMATIVE_ANNOTATIONS = {"Any", "Hashable", "object"}
+
+
+def _says_nothing(param: cst.Param) -> bool:
+    """No annotation, or one that allows any value (`Any`, `Hashable`, `object`): the kinds its
+    call sites pass decide."""
+    if param.annotation is None:
+        return True
+    name = dotted_name(param.annotation.annotation)
+    return name is not None and name.rsplit(".", 1)[-1] in _UNINFORMATIVE_ANNOTATIONS
+
+
 def _unannotated(node: cst.FunctionDef, name: str) -> bool:
     """Whether parameter `name` of `node` has no annotation (an annotation's kind is final)."""
     return all(p.annotation is None for p in all_params(node) if p.name.value == name)
@@ -451,13 +463,14 @@ def store_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
 
 def _join_arguments(kinds: list[T]) -> T:
     """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
-    everywhere (tensors and boolean tensors: a tensor), or Python values and shapes everywhere (a
+    everywhere (tensors and boolean tensors: a tensor), a `str` enum member everywhere, or Python
+    values and shapes everywhere (a
     shape if any is one: `torch.div(x.size(1), w)` on them folds), else UNKNOWN. A parameter that
     is a tensor at some calls and a Python value at others stays unknown."""
     distinct = set(kinds)
     if not kinds:
         return T.UNKNOWN
-    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, T.TENSOR_MAP}:
+    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, T.TENSOR_MAP, T.STR_ENUM}:
         return kinds[0]
     if distinct <= set(TENSORISH):
         return T.TENSOR
@@ -554,7 +567,11 @@ class CallSiteInference(CheckBase):
                        tuple_returns=self._return_elements, globals_=self._global_kind)
 
     def _global_kind(self, qualname: str) -> T | None:
-        """The kind of a module global of the project (module_globals.global_kind)."""
+        """The kind of a module global of the project (module_globals.global_kind), or of a
+        member of a project `str` enum (`Weight.SQUARE`: STR_ENUM)."""
+        owner, _, member = qualname.rpartition(".")
+        if owner and member[:1].isalpha() and member[:1].isupper() and self.index.is_str_enum(owner):
+            return T.STR_ENUM
         return global_kind(self.index, qualname, self.info.name)
 
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
@@ -804,7 +821,13 @@ class CallSiteInference(CheckBase):
                     and param.default is None:  # a number by its name (`n_chunks`): unless every call passes a tensor
                 passed = self.root_call_kinds(qualname, node).get(name)
                 kind = passed if passed in TENSORISH else kind
-            if kind is T.UNKNOWN and param.annotation is None and qualname is not None:
+            if kind in (T.UNKNOWN, T.SCALAR) and param.default is not None and qualname is not None \
+                    and self._is_str_enum_member(param.default):
+                # `weight_type: Weight | str = Weight.SQUARE`: the enum member, unless calls pass a str
+                if inferred is None:
+                    inferred = self._inferred_params(qualname, project=not is_root)
+                kind = T.STR_ENUM if inferred.get(name) in (None, T.UNKNOWN, T.STR_ENUM) else kind
+            if kind is T.UNKNOWN and _says_nothing(param) and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
@@ -820,6 +843,11 @@ class CallSiteInference(CheckBase):
                     kind = passed[name]
             kinds[name] = kind
         return kinds
+
+    def _is_str_enum_member(self, node: cst.BaseExpression) -> bool:
+        """`Weight.SQUARE` with `Weight` a project `str` enum (ProjectIndex.is_str_enum)."""
+        name = dotted_name(node) if isinstance(node, cst.Attribute) else None
+        return name is not None and self._global_kind(self.info.qualify(name)) is T.STR_ENUM
 
     def _decides_on(self, node: cst.FunctionDef, qualname: str, name: str) -> bool:
         """Whether the body of `node` may compare `name` (`if step > 10`) or convert it with

@@ -40,6 +40,9 @@ LOGGER_NAMES = {"logger", "log", "_logger", "LOGGER", "_LOGGER", "logging"}
 DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_select", "argwhere",
                               "requires_grad_"}
 
+# `str`'s own methods: called on a member of a `str` enum, Dynamo cannot trace them (GB0156)
+STR_METHODS = frozenset(m for m in dir(str) if not m.startswith("_"))
+
 
 class CallChecks(CallPatternChecks):
     """`visit_Call`: rule lookups by callee and by method, and the structural checks on calls."""
@@ -61,6 +64,9 @@ class CallChecks(CallPatternChecks):
             if meth in self.rules.logger_methods and self._is_logger(func.value):
                 for rule in self.rules.logger_methods[meth]:
                     self._emit(rule, node)
+                return
+            if meth in STR_METHODS and self.env.kind(func.value) is T.STR_ENUM:
+                self._emit_check("str-enum-method", node)  # GB0156
                 return
             if meth == "join" and self._joins_formatted_tensors(node, func):
                 self._emit_check("join-formatted-tensors", node)
@@ -333,5 +339,5 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
-                   "where-one-arg", "autograd-duplicate-input", "module-built-in-region"),
+                   "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method"),
 }
