@@ -700,3 +700,105 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.group_argsort", _group_input),
     function_case("torch_geometric", "torch_geometric.utils.assortativity", _edge_index_input),
 ]
+
+
+def _select_input(device):
+    import torch
+
+    return (torch.randn(NODES, FEATURES, device=device), torch.rand(NODES, device=device) > 0.5, 0), {}
+
+
+def _segment_input(device):
+    import torch
+
+    return (torch.randn(NODES, FEATURES, device=device), torch.tensor([0, 4, 9, NODES], device=device)), {
+        "reduce": "max"}
+
+
+def _spmm_input(device):
+    import torch
+
+    edge_index = torch.randint(0, NODES, (2, EDGES), device=device)
+    adj = torch.sparse_coo_tensor(edge_index, torch.ones(EDGES, device=device), (NODES, NODES)).coalesce()
+    return (adj, torch.randn(NODES, FEATURES, device=device)), {}
+
+
+def _sparse_adj_input(device):
+    return (_spmm_input(device)[0][0],), {}
+
+
+def _self_loop_attr_input(device):
+    import torch
+
+    edge_index = torch.cat([torch.randint(0, NODES, (2, EDGES), device=device),
+                            torch.arange(4, device=device).repeat(2, 1)], dim=1)
+    return (edge_index, torch.randn(EDGES + 4, device=device)), {"num_nodes": NODES}
+
+
+def _nested_input(device):
+    import torch
+
+    batch = torch.tensor([0] * 5 + [1] * (NODES - 5), device=device)
+    return (torch.randn(NODES, FEATURES, device=device),), {"batch": batch}
+
+
+def _hetero_linear(device):
+    import torch
+    from torch_geometric.nn import HeteroLinear
+
+    return HeteroLinear(FEATURES, 16, num_types=3), (torch.randn(NODES, FEATURES, device=device),
+                                                    torch.randint(0, 3, (NODES,), device=device)), {}
+
+
+def _gae(cls: str):
+    def factory(device):
+        import torch
+        from torch_geometric.nn import GCNConv, models
+
+        class Encoder(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.conv = GCNConv(FEATURES, 16)
+                self.conv_mu, self.conv_logstd = GCNConv(16, 8), GCNConv(16, 8)
+
+            def forward(self, x, edge_index):
+                h = self.conv(x, edge_index).relu()
+                return (self.conv_mu(h, edge_index), self.conv_logstd(h, edge_index)) if cls == "VGAE" else h
+
+        return getattr(models, cls)(Encoder()), *_graph(device)
+
+    return factory
+
+
+def _linear(device):
+    import torch
+    from torch_geometric.nn import Linear
+
+    return Linear(FEATURES, 16), (torch.randn(NODES, FEATURES, device=device),), {}
+
+
+def _gin_train_eps(device):
+    import torch
+    from torch_geometric.nn import GINConv
+
+    mlp = torch.nn.Sequential(torch.nn.Linear(FEATURES, 16), torch.nn.ReLU(), torch.nn.Linear(16, 16))
+    return GINConv(mlp, train_eps=True), *_graph(device)
+
+
+# Ninth session, second batch (dev half only, as above).
+CASES += [
+    Case("torch_geometric", "HeteroLinear", _hetero_linear),
+    Case("torch_geometric", "Linear", _linear),
+    Case("torch_geometric", "GAE", _gae("GAE")),
+    Case("torch_geometric", "VGAE", _gae("VGAE")),
+    Case("torch_geometric", "ResGatedGraphConv_edge", _conv("ResGatedGraphConv", FEATURES, 16, edge_dim=4)),
+    Case("torch_geometric", "GINConv_train_eps", _gin_train_eps),
+    Case("torch_geometric", "NeuralFingerprint", _model("NeuralFingerprint", in_channels=FEATURES,
+                                                        hidden_channels=16, out_channels=4, num_layers=2)),
+    function_case("torch_geometric", "torch_geometric.utils.select", _select_input),
+    function_case("torch_geometric", "torch_geometric.utils.segment", _segment_input),
+    function_case("torch_geometric", "torch_geometric.utils.spmm", _spmm_input),
+    function_case("torch_geometric", "torch_geometric.utils.to_edge_index", _sparse_adj_input),
+    function_case("torch_geometric", "torch_geometric.utils.get_self_loop_attr", _self_loop_attr_input),
+    function_case("torch_geometric", "torch_geometric.utils.to_nested_tensor", _nested_input),
+]
