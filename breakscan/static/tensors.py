@@ -494,7 +494,16 @@ class TypeEnv:
         sources = self.zipped_iterables(it)
         if sources is None:
             return None
-        return [T.SCALAR if src is None else self.element_kind(src) for src in sources]
+        return [T.SCALAR if src is None else self._zipped_element(src) for src in sources]
+
+    def _zipped_element(self, src: cst.BaseExpression) -> T:
+        """`element_kind` of one iterable of a `zip`/`enumerate`; for a nested `zip(a, b)`
+        (`enumerate(zip(starts, ends))`) a tuple of tensors when each of its iterables gives
+        tensors, so `i, (start, end)` binds two tensors."""
+        inner = self.zipped_kinds(src) if isinstance(src, cst.Call) and dotted_name(src.func) == "zip" else None
+        if inner is not None:
+            return T.TENSOR_SEQ if inner and all(k in TENSORISH for k in inner) else T.UNKNOWN
+        return self.element_kind(src)
 
     def element_of(self, comp: cst.ListComp | cst.GeneratorExp) -> T:
         """The kind of a comprehension's element (see `comprehension_scope`)."""

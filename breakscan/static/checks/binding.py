@@ -68,18 +68,26 @@ class _Branch:
     narrowed: tuple[str, ...] = ()  # names the test proves tensors in the body only (`_narrowed`)
 
 
-def _narrowed(info, test: cst.BaseExpression) -> list[str]:
-    """Names an `if` test proves tensors in its body: `isinstance(x, Tensor)` (`torch.Tensor`,
-    `Tensor` imported from torch), alone or joined by `and`. Dynamo decides `isinstance` while
-    tracing, so the body runs only with a tensor there (`x: Union[Tensor, Tuple, SparseTensor]`).
-    A tuple of classes proves nothing (`isinstance(x, (Tensor, np.ndarray))`)."""
+def _narrowed(info, test: cst.BaseExpression) -> list[tuple[str, T]]:
+    """Names an `if` test proves tensors in its body, with their kind: `isinstance(x, Tensor)`
+    (`torch.Tensor`, `Tensor` imported from torch) a tensor, `x.dtype == torch.bool` (or `is`) a
+    boolean tensor, alone or joined by `and`. Dynamo decides both while tracing, so the body runs
+    only with such a value there (`x: Union[Tensor, Tuple, SparseTensor]`; torch_geometric's
+    `select(src, index_or_mask, dim)` indexes by a mask under the dtype test). A tuple of classes
+    proves nothing (`isinstance(x, (Tensor, np.ndarray))`)."""
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
         return _narrowed(info, test.left) + _narrowed(info, test.right)
     if (isinstance(test, cst.Call) and isinstance(test.func, cst.Name) and test.func.value == "isinstance"
             and len(test.args) == 2 and isinstance(test.args[0].value, cst.Name)):
         cls = dotted_name(test.args[1].value) or ""
         if cls == "torch.Tensor" or info.qualify(cls) == "torch.Tensor":
-            return [test.args[0].value.value]
+            return [(test.args[0].value.value, T.TENSOR)]
+    if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.Equal, cst.Is))
+            and isinstance(test.left, cst.Attribute) and test.left.attr.value == "dtype"
+            and isinstance(test.left.value, cst.Name)
+            and info.qualify(dotted_name(test.comparisons[0].comparator) or "") == "torch.bool"):
+        return [(test.left.value.value, T.BOOL_TENSOR)]
     return []
 
 
@@ -174,10 +182,12 @@ class Binder:
         the names its test proves tensors (`isinstance(x, Tensor)`) for the body's walk."""
         if self.env is not None:
             env = self.env
-            narrowed = tuple(n for n in _narrowed(env.info, node.test) if env.lookup(n) not in TENSORISH)
+            proven = [(n, k) for n, k in _narrowed(env.info, node.test)
+                      if env.lookup(n) is not k and not (k is T.TENSOR and env.lookup(n) in TENSORISH)]
+            narrowed = tuple(n for n, _ in proven)
             self.__dict__.setdefault("_branches", []).append(_Branch(node, env, env.bound(), narrowed=narrowed))
-            for name in narrowed:
-                env.names[name] = T.TENSOR
+            for name, kind in proven:
+                env.names[name] = kind
             env.restore(env.names)  # clears the memo
             self._not_a_tensor(node.test, truth=True)  # the body of `if not isinstance(x, Tensor):`
 
