@@ -101,10 +101,8 @@ def generic_return(returns: str, param_annotations: dict[str, str], params: list
                 and qualify(passed).startswith("torch.")
         else:
             is_tensor = env.kind(value) is T.TENSOR
-        if is_tensor:
-            bound[type_var] = T.TENSOR
-        else:
-            bound[type_var] = T.UNKNOWN  # bound, to something else: the TypeVar says nothing known
+        kind = T.TENSOR if is_tensor else T.UNKNOWN  # bound to something else: nothing known
+        bound[type_var] = kind if bound.get(type_var, kind) is kind else T.UNKNOWN  # two disagree
     if T.TENSOR not in bound.values():
         return None
 

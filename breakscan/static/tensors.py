@@ -115,8 +115,8 @@ _TUPLE_ON_REQUEST = {"torch.nonzero": (("as_tuple",), 1),
 
 
 def _tuple_on_request(node: cst.Call, name: str, positional_from: int) -> T:
-    """`torch.nonzero(x)` / `x.unique()`: a tensor; with a tuple flag set (`as_tuple=True`,
-    `return_counts=True`, or a flag given by position): a tuple of tensors; a flag given by a
+    """`torch.nonzero(x)` / `x.unique()`: a tensor; with a tuple flag set to `True`
+    (`as_tuple=True`, `return_counts=True`): a tuple of tensors; a flag given by position or by a
     name (`return_counts=flag`): unknown. `positional_from`: 1 for a torch function (the tensor
     is the first argument), 0 for a method."""
     flags, before = _TUPLE_ON_REQUEST[f"torch.{name}"]
@@ -626,7 +626,8 @@ class TypeEnv:
                 return T.TENSOR_SEQ if self.element_of(arg) in TENSORISH else T.SCALAR
             # `list(t.unique())`: iterating a tensor gives its rows (tensors); not a NumPy call's
             # array, often built from constants Dynamo folds (`list(np.prod(scales, axis=0))`)
-            numpy_call = isinstance(arg, cst.Call) and self.info.qualify(dotted_name(arg.func) or "").startswith("numpy.")
+            numpy_call = isinstance(arg, cst.Call) and self.info.qualify(
+                dotted_name(arg.func) or "").startswith("numpy.")
             return T.TENSOR_SEQ if self.kind(arg) is T.TENSOR_SEQ or (
                 self.kind(arg) in TENSORISH and not numpy_call) else T.UNKNOWN
         if qual in PY_SHAPE_BUILTINS:
