@@ -238,6 +238,10 @@ class FunctionInfo:
     # a module-level factory of a closure: the qualname of the nested def every `return` gives
     # (`def make(s): def step(x): ...; return step` -> "make.step")
     returned_def: str = ""
+    # locals holding an instance by their binding (`sched = Scheduler(...)`, `sched: Scheduler`):
+    # name -> the class as the module spells it (`_local_instances`); their method calls are
+    # recorded as calls of `Class.method`, which regions resolve on the project class
+    local_classes: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -527,6 +531,7 @@ class _Indexer:
             fn.param_annotations = {a.arg: ast.unparse(a.annotation) for a in (
                 *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
+        fn.local_classes = _local_instances(self.info, node)
         blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node))
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
@@ -813,6 +818,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             if ref is not None:
                 if loop_attrs and ref.kind == "name":
                     ref = _through_loop_target(ref, loop_attrs)
+                if fn.local_classes and ref.kind == "name":
+                    ref = _through_local_instance(ref, fn.local_classes)
                 if defaults and ref.kind == "name" and ref.name in defaults:
                     ref = CallRef("name", defaults[ref.name], ref.args, ref.kwargs)
                 calls.append(ref)
@@ -1189,6 +1196,73 @@ def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
         if name:
             found[arg.arg] = name
     return found
+
+
+def _annotated_class(annotation: ast.expr | None) -> str | None:
+    """The class a parameter annotation names, as spelled (`Scheduler`, `sched.Scheduler`,
+    `Optional[Scheduler]`, `Scheduler | None`, `"Scheduler"`), when its last part is capitalized
+    and it is no typing or torch name; None otherwise."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return None
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr) \
+            and isinstance(annotation.right, ast.Constant) and annotation.right.value is None:
+        annotation = annotation.left
+    elif isinstance(annotation, ast.Subscript) and ast_dotted(annotation.value) in ("Optional", "typing.Optional"):
+        annotation = annotation.slice
+    name = ast_dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    if not name or not name.rpartition(".")[2][:1].isupper() or name in _NOT_INSTANCE_ANNOTATIONS \
+            or name.partition(".")[0] in ("torch", "typing", "np", "numpy", "nn", "t"):
+        return None
+    return name
+
+
+# Capitalized annotations that name no class whose methods a call could run
+_NOT_INSTANCE_ANNOTATIONS = frozenset({"Tensor", "Any", "Callable", "Optional", "Union", "List", "Dict",
+                                       "Tuple", "Sequence", "Mapping", "Iterable", "Iterator", "Type"})
+
+
+def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+    """The locals of a def that hold an instance of a class by how they are bound: a parameter
+    annotated with a class (`_annotated_class`) and never rebound, or a name whose every binding
+    in the def's own body is `v = Class(...)` of one class (instance_class). Name -> the class as
+    spelled; whether it is a project class is decided where it is read."""
+    found: dict[str, str] = {}
+    args = node.args
+    for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
+        cls = _annotated_class(a.annotation)
+        if cls:
+            found[a.arg] = cls
+    params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
+    built: dict[int, str] = {}  # id of a Name bound by `v = Class(...)` -> the class as spelled
+    own = _own_nodes(node)
+    for sub in own:
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
+                and isinstance(sub.value, ast.Call):
+            name = ast_dotted(module_expr(info, sub.value).func) if instance_class(info, sub.value) else None
+            if name:
+                built[id(sub.targets[0])] = name.rpartition(".from_")[0] or name
+    dropped: set[str] = set()
+    for sub in own:
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
+            cls = built.get(id(sub))
+            if cls is None or sub.id in params or found.setdefault(sub.id, cls) != cls:
+                dropped.add(sub.id)
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            dropped.add(sub.name)
+    return {k: v for k, v in found.items() if k not in dropped}
+
+
+def _through_local_instance(ref: CallRef, local_classes: dict[str, str]) -> CallRef:
+    """`sched.step(...)` with `sched` a local instance (FunctionInfo.local_classes) as the call
+    `Scheduler.step(...)`, which regions resolve on the class (its project method, if any)."""
+    head, dot, rest = ref.name.partition(".")
+    cls = local_classes.get(head)
+    if not (cls and dot) or "." in rest:
+        return ref
+    return CallRef("name", f"{cls}.{rest}", ref.args, ref.kwargs)
 
 
 def _through_loop_target(ref: CallRef, loop_attrs: dict[str, str]) -> CallRef:
@@ -1684,6 +1758,17 @@ class ProjectIndex:
         if found is None:
             found = self._attr_kinds[cls_qualname] = self._class_attr_kinds(cls_qualname, _depth)
         return found
+
+    def holds_tensor_attr(self, classes: Collection[str], attr: str) -> bool:
+        """Whether `attr` is a tensor attribute (class_attr_kinds: a parameter, a buffer, or a
+        tensor `self.<attr>` stores) of each of `classes`, all of them project classes: what
+        `self.scheduler.timesteps` reads when `__init__` stores a `Scheduler` in `self.scheduler`."""
+        if not classes:
+            return False
+        for qualname in classes:
+            if self.lookup_class(qualname) is None or attr not in self.class_attr_kinds(qualname)[0]:
+                return False
+        return True
 
     def _class_attr_kinds(self, cls_qualname: str, _depth: int) -> tuple[set[str], set[str], dict[str, list[str]]]:
         hit = self.lookup_class(cls_qualname)

@@ -6,7 +6,7 @@ Dynamo guards on: a branch on a shape is a guard, not a graph break.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from enum import Enum
 
 import libcst as cst
@@ -249,11 +249,17 @@ class TypeEnv:
                  self_properties: frozenset[str] = frozenset(),
                  returns: Callable[[cst.Call, TypeEnv], T] | None = None,
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
-                 globals_: Callable[[str], T | None] | None = None) -> None:
+                 globals_: Callable[[str], T | None] | None = None,
+                 self_sub_classes: dict[str, list[str]] | None = None,
+                 holds_tensor: Callable[[Collection[str], str], bool] | None = None) -> None:
         """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
-        `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None."""
+        `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None;
+        `self_sub_classes` the classes `__init__` stores in each `self.<sub>`, and
+        `holds_tensor(classes, attr)` whether `attr` is a tensor attribute of every one of those
+        project classes (ProjectIndex.holds_tensor_attr): `self.sched.timesteps`, and `sched.timesteps`
+        for a local instance (`instances`, set per function scope: name -> qualified class)."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
@@ -267,6 +273,9 @@ class TypeEnv:
         self.returns = returns if parent is None else parent.returns
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
+        self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
+        self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
+        self.instances: dict[str, str] = {}  # FunctionInfo.local_classes of this scope's def, qualified
         self.function: cst.FunctionDef | None = None  # the def of this scope: its names shadow globals
         # Its parameters annotated as a tensor: as for mypy, their type in the whole body
         # (Binder.leave_Assign keeps them tensors; call_sites._declared_tensors).
@@ -299,6 +308,15 @@ class TypeEnv:
                     return None
             env = env.parent
         return kind
+
+    def _instance(self, name: str) -> str | None:
+        """The qualified class of the local instance `name` (`instances` here or further out)."""
+        env: TypeEnv | None = self
+        while env is not None:
+            if name in env.instances:
+                return env.instances[name]
+            env = env.parent
+        return None
 
     def is_local(self, name: str) -> bool:
         """Whether `name` is bound in this function or an enclosing one (it shadows a global)."""
@@ -543,6 +561,13 @@ class TypeEnv:
                 if recv.value in env.names:
                     break  # the object is bound here: an attribute bound further out was another's
                 env = env.parent
+        if self.holds_tensor is not None:
+            if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Name) and recv.value.value == "self":
+                classes = self.self_sub_classes.get(recv.attr.value, ())
+            else:
+                classes = [found] if isinstance(recv, cst.Name) and (found := self._instance(recv.value)) else ()
+            if classes and self.holds_tensor(classes, attr):
+                return T.TENSOR  # `self.sched.timesteps`, `sched.timesteps`: a tensor attribute of its class
         recv_kind = self.kind(recv)
         if recv_kind is T.TENSOR_SEQ and attr in ("values", "indices"):
             return T.TENSOR  # `x.max(-1).values`, `torch.topk(x, k).indices`: torch.return_types fields

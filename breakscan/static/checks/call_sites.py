@@ -90,6 +90,60 @@ def _numeric_annotation(param: cst.Param) -> bool:
     return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
 
 
+def _stored_names(target: cst.BaseExpression) -> list[str]:
+    """The local names an assignment target binds (`a`, `a, (b, *c)`; not `x.attr` or `x[i]`)."""
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [n for el in target.elements for n in _stored_names(el.value)]
+    return []
+
+
+def _number_arithmetic(expr: cst.BaseExpression) -> bool:
+    """Whether `expr` is names, attributes and constants under arithmetic (`t - 1`,
+    `timestep - self.step // n`): a number shifted or scaled, which stays a number or a 0-dim
+    tensor with the names it reads. A call or an index (`torch.arange(h)`, `x[t]`) makes a
+    value of its own kind."""
+    stack = [expr]
+    while stack:
+        e = stack.pop()
+        if isinstance(e, (cst.BinaryOperation,)):
+            stack += [e.left, e.right]
+        elif isinstance(e, cst.UnaryOperation):
+            stack.append(e.expression)
+        elif isinstance(e, cst.Attribute):
+            stack.append(e.value)
+        elif not isinstance(e, (cst.Name, cst.Integer, cst.Float)):
+            return False
+    return True
+
+
+def derived_names(node: cst.FunctionDef, name: str) -> set[str]:
+    """`name` and the locals of `node` assigned from it by number arithmetic
+    (`_number_arithmetic`), directly or through one another (`t = timestep`, `prev = t - 1`):
+    the names whose value follows a number parameter's kind. A flow-insensitive closure over
+    the def's assignments (nested defs included), for finding where the parameter decides
+    something."""
+    edges: list[tuple[set[str], set[str]]] = []  # (names read, names stored) per assignment
+    for stmt in iter_nodes(node.body, (cst.Assign, cst.AugAssign, cst.AnnAssign)):
+        value = stmt.value
+        if value is None or not _number_arithmetic(value):
+            continue
+        targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
+        stored = {n for t in targets for n in _stored_names(t)}
+        if stored:
+            edges.append(({n.value for n in iter_nodes(value, cst.Name)}, stored))
+    found = {name}
+    grew = True
+    while grew:
+        grew = False
+        for read, stored in edges:
+            if read & found and not stored <= found:
+                found |= stored
+                grew = True
+    return found
+
+
 def _is_private(name: str) -> bool:
     """`_helper`, not `__init__`: a name other modules are not meant to call."""
     return name.startswith("_") and not (name.startswith("__") and name.endswith("__"))
@@ -548,7 +602,22 @@ class CallSiteInference(CheckBase):
         self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
 
     def _root_env(self, region: Region) -> TypeEnv:
-        return self._class_env(region.cls)
+        env = self._class_env(region.cls)
+        env.instances = self._qualified_instances(region.function.local_classes)
+        return env
+
+    def _qualified_instances(self, local_classes: dict[str, str]) -> dict[str, str]:
+        """FunctionInfo.local_classes with each class qualified in this module."""
+        return {name: self.info.qualify(cls) for name, cls in local_classes.items()}
+
+    def _def_instances(self, qualname: str, occurrence: int = 0) -> dict[str, str]:
+        """The local instances (qualified) of this module's def `qualname` (`f`, `Class.m`)."""
+        head, _, name = qualname.rpartition(".")
+        cls = self.info.classes.get(head) if head else None
+        fn = cls.methods.get(name) if cls is not None else self.info.functions.get(qualname)
+        if fn is None or fn.occurrence != occurrence or not fn.local_classes:
+            return {}
+        return self._qualified_instances(fn.local_classes)
 
     def _class_env(self, cls: ClassInfo | None) -> TypeEnv:
         """A function scope knowing `cls`'s parameters, buffers, scalars and submodules."""
@@ -557,6 +626,7 @@ class CallSiteInference(CheckBase):
         modules: set[str] = set()
         iterates = False
         properties: frozenset[str] = frozenset()
+        subs: dict[str, list[str]] = {}
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             modules = set(subs)
@@ -564,7 +634,8 @@ class CallSiteInference(CheckBase):
             properties = self.index.property_names(cls.qualname)
         return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
                        self_iterates_modules=iterates, self_properties=properties, returns=self._return_kind,
-                       tuple_returns=self._return_elements, globals_=self._global_kind)
+                       tuple_returns=self._return_elements, globals_=self._global_kind,
+                       self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr)
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind), or of a
@@ -577,7 +648,8 @@ class CallSiteInference(CheckBase):
     def _callee(self, call: cst.Call) -> tuple[str, ClassInfo | None] | None:
         """(qualname, class) of a function or method defined in this module, if `call` calls one:
         `f(x)`, `self.m(x)`, `self.sched.m(x)` (a method of the one project class `__init__` builds
-        into `self.sched`), or `model.m(x)` (a module-level instance, ProjectIndex.instance_method)."""
+        into `self.sched`), `sched.m(x)` (a local instance, TypeEnv.instances), or `model.m(x)` (a
+        module-level instance, ProjectIndex.instance_method)."""
         func = call.func
         if isinstance(func, cst.Name):
             fn = self.info.functions.get(func.value)
@@ -594,6 +666,8 @@ class CallSiteInference(CheckBase):
                 and receiver.value.value == "self" and cls is not None:
             classes = self.index.class_attr_kinds(cls.qualname)[2].get(receiver.attr.value, ())
             found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
+        elif isinstance(receiver, cst.Name) and self.env is not None and (built := self.env._instance(receiver.value)):
+            found = self.index.method(built, func.attr.value)  # `sched.m(x)`, `sched = Scheduler()` here
         elif isinstance(receiver, cst.Name) and (self.env is None or receiver.value not in self.env.names):
             # a local of the scope shadows a module-level instance
             found = self.index.instance_method(self.info.qualify(f"{receiver.value}.{func.attr.value}"))
@@ -850,11 +924,12 @@ class CallSiteInference(CheckBase):
         return name is not None and self._global_kind(self.info.qualify(name)) is T.STR_ENUM
 
     def _decides_on(self, node: cst.FunctionDef, qualname: str, name: str) -> bool:
-        """Whether the body of `node` may compare `name` (`if step > 10`) or convert it with
-        `int`, `float`, `bool` or `range`: where a number parameter being a tensor breaks the
-        graph, so the only place worth a project-wide read of its call sites. Over-approximated
-        from the function's source lines (the index's line span): a line naming it that holds
-        a comparison operator, `if`, `while`, `in` or one of those calls."""
+        """Whether the body of `node` may compare `name` (`if step > 10`), or a local computed
+        from it (`prev = t - 1` ... `if prev >= 0`, derived_names), or convert one with `int`,
+        `float`, `bool` or `range`: where a number parameter being a tensor breaks the graph,
+        so the only place worth a project-wide read of its call sites. Over-approximated from
+        the function's source lines (the index's line span): a line naming one that holds a
+        comparison operator, `if`, `while`, `in` or one of those calls."""
         info = self.info.functions.get(qualname)
         if info is None and "." in qualname:
             cls, _, meth = qualname.rpartition(".")
@@ -863,7 +938,8 @@ class CallSiteInference(CheckBase):
             return True
         if self._source_lines is None:
             self._source_lines = self.source.splitlines()
-        word = re.compile(rf"\b{re.escape(name)}\b")
+        names = "|".join(re.escape(n) for n in sorted(derived_names(node, name)))
+        word = re.compile(rf"\b(?:{names})\b")
         return any(word.search(line) and _DECIDING.search(line)
                    for line in self._source_lines[info.def_line:info.end_line])
 
@@ -1231,7 +1307,9 @@ class CallSiteInference(CheckBase):
         cls = self.info.classes.get(head) if head else None
         method = cls.methods.get(caller[0].rpartition(".")[2]) if cls is not None else None
         loops = method.loop_attrs if method is not None and method.occurrence == caller[1] else {}
-        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target, loops)]
+        info = method if cls is not None else self.info.functions.get(caller[0])
+        instances = info.local_classes if info is not None and info.occurrence == caller[1] else {}
+        calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target, loops, instances)]
         missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
         if missing:
             self._walk_caller(caller, missing)
@@ -1241,13 +1319,14 @@ class CallSiteInference(CheckBase):
         return found  # type: ignore[return-value]
 
     def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey,
-                 loops: dict[str, str] | None = None) -> bool:
+                 loops: dict[str, str] | None = None, instances: dict[str, str] | None = None) -> bool:
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
         `mod.f(x)` through this module's imports, `self.m(x)` through `cls` and its bases, or
         `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, FunctionInfo.loop_attrs)
         through the submodules `__init__` builds (RegionFinder.submodule_methods),
         `model.m(x)` on a module-level instance (ProjectIndex.instance_method), or `model(x)` on
-        an instance (`model = Net()`) for its `__call__` or `forward` (RegionFinder.instance_call)."""
+        an instance (`model = Net()`) for its `__call__` or `forward` (RegionFinder.instance_call),
+        or `sched.m(x)` on a local instance (`instances`: FunctionInfo.local_classes)."""
         func = call.func
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if isinstance(func, cst.Name) and target[1].rsplit(".", 1)[-1] in ("__call__", "forward"):
@@ -1257,6 +1336,10 @@ class CallSiteInference(CheckBase):
                 return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
         if last is None or last != target[1].rsplit(".", 1)[-1]:
             return False
+        if instances and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value in instances:
+            found = self.index.method(self.info.qualify(instances[func.value.value]), last)
+            return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
         attr = _submodule_receiver(func.value, loops or {}) if isinstance(func, cst.Attribute) else None
         if attr is not None and cls is not None:
             _, _, subs = self.index.class_attr_kinds(cls.qualname)
@@ -1352,6 +1435,7 @@ class CallSiteInference(CheckBase):
         region = self.regions.get(id(node))
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
         env = self._class_env(cls)
+        env.instances = self._def_instances(qualname, key[1])
         kinds = self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root)
         env.names.update(kinds)
         env.function = node
