@@ -6,7 +6,8 @@ through `breakscan run` (static pass and Dynamo on the same lines):
   with the arguments passed there, so a branch on a tensor argument there breaks (BRK101,
   GB0170 on 2.13 and 2.15);
 - `self.scheduler.timesteps`, a tensor attribute of the object `__init__` stores in
-  `self.scheduler` (a parameter annotated with the class, or the class the project's calls pass);
+  `self.scheduler`: the class the project's calls of `Pipeline` build there, else the class the
+  `__init__` parameter is annotated with (here the call passes `make_scheduler()`);
 - a number parameter (`timestep: int`) given a tensor at every traced call, compared through a
   local computed from it (`prev = timestep - 1`, `if prev < 0`): Dynamo sees the tensor.
 A Python number passed to such a method (`meter.clip(3)`) stays a number: not flagged.
@@ -101,10 +102,14 @@ def noise_level(x, sched: LinearScheduler):
 
 def main():
     model = nn.Linear(4, 4)
-    pipe = Pipeline(model, LinearScheduler())
+    pipe = Pipeline(model, make_scheduler())
     print(torch.compile(pipe.denoise, backend="eager")(torch.randn(2, 4)).shape)
     print(evaluate(model, torch.randn(2, 4), Meter()))
     print(noise_level(torch.randn(2, 4), LinearScheduler()).shape)
+
+
+def make_scheduler():
+    return LinearScheduler(steps=4)
 
 
 if __name__ == "__main__":
@@ -164,6 +169,16 @@ def test_a_local_instance_is_read_through(tmp_path):
     found = _flagged(tmp_path, {"train.py": LOCAL})
     assert {("BRK101", "train.py", 9), ("BRK101", "train.py", 24)} <= found, found
     assert ("BRK101", "train.py", 14) not in found, found
+
+
+def test_the_stored_class_comes_from_the_calls_before_the_annotation(tmp_path):
+    """A call of `Pipeline` that builds another class in its `scheduler` argument wins over the
+    annotation: `self.scheduler.step(...)` then runs `Plain.step`, so `LinearScheduler.step` is
+    outside the region (the annotation is read only where no call builds a class there)."""
+    other = PIPELINE + "\n\nclass Plain:\n    timesteps = [3, 2, 1]\n\n    def step(self, out, timestep, sample):\n" \
+        "        return sample\n\n\nPIPE = Pipeline(None, Plain())\n"
+    found = _flagged(tmp_path, {**FILES, "sched/pipeline.py": other})
+    assert ("BRK101", "scheduler.py", 13) not in found, found
 
 
 def test_a_rebound_or_unannotated_name_is_no_instance(tmp_path):

@@ -588,7 +588,9 @@ class _Indexer:
                 self.info.disabled.update((f"{cls.qualname}.forward", f"{cls.qualname}.__call__"))
 
     def self_attrs(self, cls: ClassInfo, init: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        params = {a.arg for a in (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)[1:]}
+        args = (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)[1:]
+        params = {a.arg for a in args}
+        annotated = {a.arg: self.info.qualify(name) for a in args if (name := _annotated_class(a.annotation))}
         for node in walk_nodes(init):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -597,7 +599,7 @@ class _Indexer:
                         if isinstance(node.value, ast.Call) and trace_marker(self.info, node.value):
                             self.mark(f"{cls.qualname}.{t.attr}", node.value)  # not traced: no submodule
                         else:
-                            self.record_attr(cls, t.attr, node.value, params)
+                            self.record_attr(cls, t.attr, node.value, params, annotated)
             elif isinstance(node, ast.Call):
                 name = ast_dotted(node.func) or ""
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
@@ -631,17 +633,21 @@ class _Indexer:
             if bound not in targets:
                 targets.append(bound)
 
-    def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST, params: set[str] = frozenset()) -> None:
+    def record_attr(self, cls: ClassInfo, attr: str, value: ast.AST, params: set[str] = frozenset(),
+                    annotated: dict[str, str] | None = None) -> None:
         """What `self.<attr> = value` in `__init__` (parameters `params`) says of the attribute. A
         parameter stored as is or wrapped (`nn.ModuleList(ops)`, `nn.Sequential(*blocks)`) is
         recorded as "arg:<name>" among its submodules: the classes the project's calls pass
-        there (ProjectIndex.class_attr_kinds)."""
+        there (ProjectIndex.class_attr_kinds), and the class its annotation names (`annotated`:
+        parameter -> qualified class, `scheduler: LinearScheduler`) when stored as is."""
         passed: list[str] = []
         if params:
             wrapped = value.args if isinstance(value, ast.Call) and len(value.args) == 1 else [value]
             stored = [a.value if isinstance(a, ast.Starred) else a for a in wrapped]
             if len(stored) == 1 and isinstance(stored[0], ast.Name) and stored[0].id in params:
                 passed = [f"arg:{stored[0].id}"]
+                if value is stored[0] and annotated and stored[0].id in annotated:
+                    passed.append(f"ann:{annotated[stored[0].id]}")  # read only when no call passes one
         if isinstance(value, ast.Constant):
             cls.scalar_attrs.add(attr)
             if isinstance(value.value, (int, float)) and not isinstance(value.value, bool):
@@ -1778,7 +1784,10 @@ class ProjectIndex:
         tensors, scalars, subs = set(cls.tensor_attrs), set(cls.scalar_attrs), dict(cls.submodules)
         for attr, found in list(subs.items()):
             if found and found[0].startswith("arg:"):  # `self.ops = nn.ModuleList(ops)`
-                resolved = [*self.passed_classes(cls, found[0][4:]), *found[1:]]
+                # what the calls pass, else the parameter's annotation (`scheduler: LinearScheduler`)
+                annotated = [q[4:] for q in found[1:] if q.startswith("ann:")]
+                resolved = [*(self.passed_classes(cls, found[0][4:]) or annotated),
+                            *(q for q in found[1:] if not q.startswith("ann:"))]
                 if resolved:
                     subs[attr] = resolved
                 else:
