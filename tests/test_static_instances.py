@@ -10,7 +10,9 @@ through `breakscan run` (static pass and Dynamo on the same lines):
   `__init__` parameter is annotated with (here the call passes `make_scheduler()`);
 - a number parameter (`timestep: int`) given a tensor at every traced call, compared through a
   local computed from it (`prev = timestep - 1`, `if prev < 0`): Dynamo sees the tensor.
-A Python number passed to such a method (`meter.clip(3)`) stays a number: not flagged.
+A Python number passed to such a method (`meter.clip(3)`) stays a number: not flagged. What a
+method of a local instance returns is read from its body, its class in another file too
+(`avg = meter.compute()` returning `self.total / ...`).
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from pathlib import Path
 
 import pytest
 
+from breakscan.catalog import load_catalog
+from breakscan.static.cache import Cache
+from breakscan.static.engine import scan_files
 from tests.conftest import (
     assert_dynamo_confirms,
     break_statuses,
@@ -185,6 +190,74 @@ def test_a_rebound_or_unannotated_name_is_no_instance(tmp_path):
     source = LOCAL.replace("    meter = Meter()\n", "    meter = Meter()\n    meter = make_meter()\n")
     found = _flagged(tmp_path, {"train.py": source})
     assert not {hit for hit in found if hit[2] in (9, 25)}, found
+
+
+# What a method of a local instance returns, its class in another file: `meter.compute()` reads
+# `self.total`, a tensor, so `avg > 1.0` branches on a tensor.
+METRICS = '''\
+import torch
+
+
+class Meter:
+    def __init__(self):
+        self.total = torch.zeros(())
+        self.count = 0
+
+    def update(self, value, n=1):
+        self.total = self.total + value * n
+        self.count = self.count + n
+
+    def compute(self):
+        return self.total / max(self.count, 1)
+'''
+
+EVALUATE = '''\
+import torch
+import torch.nn as nn
+
+from proj.metrics import Meter
+
+
+@torch.compile(backend="eager")
+def evaluate(model, batches):
+    meter = Meter()
+    for x, y in batches:
+        meter.update(nn.functional.mse_loss(model(x), y), x.shape[0])
+    avg = meter.compute()
+    if avg > 1.0:
+        return avg * 0
+    return avg
+
+
+evaluate(nn.Linear(4, 4), [(torch.randn(2, 4), torch.randn(2, 4)) for _ in range(2)])
+'''
+RETURN_FILES = {"proj/__init__.py": "", "proj/metrics.py": METRICS, "train.py": EVALUATE}
+
+
+def test_a_method_of_a_local_instance_returns_what_its_body_reads(tmp_path):
+    assert ("BRK101", "train.py", 13) in _flagged(tmp_path, RETURN_FILES)
+
+
+def test_editing_the_class_file_checks_the_caller_again(tmp_path):
+    """The file whose method body was read is part of the caller's cache key: once `compute`
+    returns a Python number, a warm run no longer flags the branch on it."""
+    paths = write_files(tmp_path, RETURN_FILES)
+    rules = list(load_catalog().values())
+    first = scan_files(paths, rules, cache=Cache(tmp_path / "cache")).findings
+    assert ("BRK101", 13) in {(f.rule_id, f.line) for f in first if f.path.endswith("train.py")}
+    metrics = tmp_path / "proj" / "metrics.py"
+    metrics.write_text(metrics.read_text().replace("return self.total / max(self.count, 1)", "return 0.5"))
+    again = scan_files(paths, rules, cache=Cache(tmp_path / "cache")).findings
+    assert ("BRK101", 13) not in {(f.rule_id, f.line) for f in again if f.path.endswith("train.py")}
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_on_a_local_instance_method_return(tmp_path):
+    write_files(tmp_path, RETURN_FILES)
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK101", "train.py", 13)])
 
 
 @pytest.mark.dynamic

@@ -839,7 +839,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     todo: list[Path] = []
     keys: dict[str, str] = {}
     callers = finder.traced_callers()
-    calls_into = _callee_files(finder.callers) if cache else {}
+    calls_into = _callee_files(finder.callers, finder.name_called_methods) if cache else {}
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
                               extra=(sorted((r.key, settings[r.key]) for r in file_regions),
@@ -910,13 +910,15 @@ def _is_root(region: Region) -> bool:
     return len(region.chain) <= 1 or region.function.name == "forward"
 
 
-def _callee_files(region_callers: dict) -> dict[str, set[str]]:
+def _callee_files(region_callers: dict, name_called_methods: set) -> dict[str, set[str]]:
     """For each file, the other files whose module-level region functions its region functions
-    call (RegionFinder.callers: callee -> its callers): the functions whose bodies call_sites
-    reads with a call's arguments (`_project_function`); methods are not read across files."""
+    call (RegionFinder.callers: callee -> its callers), and whose methods they call by name
+    (RegionFinder.name_called_methods: `meter.compute()` on a local instance): the functions whose
+    bodies call_sites reads with a call's arguments (`_project_function`, `_instance_method`);
+    other methods (`self.sub.m()`) are not read across files."""
     out: dict[str, set[str]] = {}
     for callee, found in region_callers.items():
-        if "." in callee[1]:
+        if "." in callee[1] and callee not in name_called_methods:
             continue
         for caller in found:
             if caller[0] != callee[0]:

@@ -107,6 +107,9 @@ class RegionFinder:
         # Visible calls between traced functions: callee key -> keys of the region functions
         # whose calls (`f(x)`, `mod.f(x)`, `self.m(x)`, `super().m(x)`) reach it.
         self.callers: dict[RegionKey, set[RegionKey]] = {}
+        # methods a traced call reaches by name (`Meter.compute`, a local instance's `meter.compute()`
+        # as the index records it): call_sites reads their bodies across files (engine._callee_files)
+        self.name_called_methods: set[RegionKey] = set()
         self.transform_bodies: dict[RegionKey, str] = {}  # function passed to a FUNCTION_TRANSFORMS op -> the op
         self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
@@ -429,6 +432,8 @@ class RegionFinder:
                           (region.dispatch or region.cls) if call.kind in ("self", "super") else None)
                 if region.key in self.regions:  # a traced caller (not a skipped frame)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
+                    if call.kind == "name" and cls is not None:
+                        self.name_called_methods.add((str(mod.path), fn.qualname, fn.occurrence))
                 owner = f"{cls.qualname}.{fn.name}" if cls else f"{mod.name}.{fn.qualname}"
                 stops = self.index.is_untraced(owner) or (
                     self.index.is_disabled(owner) and not self.index.is_nonrecursive(owner))

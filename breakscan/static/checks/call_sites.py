@@ -706,13 +706,24 @@ class CallSiteInference(CheckBase):
         if known and not (callee is None and _has_plain_tensor(plain)):
             return plain
         args = _argument_kinds(call, env)
+        if args is None and not call.args and self._instance_method(call, env) is not None:
+            args = []  # `meter.compute()`: the body reads the object's attributes, not arguments
         if args is None:
             return plain
         if callee is not None:
             return self._returns_in_context(callee[0], callee[1], call, args) or plain
         if known:  # `-> Tuple[Tensor, Tensor]` of another file: its body may say which is a mask
-            return _refined(plain, self._read_other_file(call, args, annotated=True))
-        return self._read_other_file(call, args) or plain
+            return _refined(plain, self._read_other_file(call, args, annotated=True, env=env))
+        return self._read_other_file(call, args, env=env) or plain
+
+    def _instance_method(self, call: cst.Call, env: TypeEnv | None):
+        """(module, class, method) that `obj.m(...)` runs, `obj` a local instance of a project
+        class in `env` (TypeEnv.instances: `meter = Meter()`, `meter: Meter`), else None."""
+        func = call.func
+        if env is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
+            return None
+        built = env._instance(func.value.value)
+        return self.index.method(built, func.attr.value) if built else None
 
     def _generic_return(self, call: cst.Call, env: TypeEnv) -> tuple[T, list[T] | None] | None:
         """What a call of a module-level project function (this file's or another's) returns
@@ -730,13 +741,17 @@ class CallSiteInference(CheckBase):
                               lambda local: self.index.is_type_var(module.qualify(local)), self.info.qualify)
 
     def _read_other_file(self, call: cst.Call, args: list[tuple[str | None, T]],
-                         annotated: bool = False) -> tuple[T, list[T] | None] | None:
-        """What the module-level function of another scanned file that `call` calls returns, its
-        body read with the call's argument kinds (`_returns_in_context` in that file's visitor);
-        None when unknown or too deep. `annotated`: the callee's return annotation is already
-        taken, so any decorator is accepted (the body only refines the annotation's kinds)."""
+                         annotated: bool = False, env: TypeEnv | None = None) -> tuple[T, list[T] | None] | None:
+        """What the module-level function of another scanned file that `call` calls returns (or
+        the method of a local instance's class there, `_instance_method` in `env`), its body read
+        with the call's argument kinds (`_returns_in_context` in that file's visitor); None when
+        unknown or too deep. `annotated`: the callee's return annotation is already taken, so
+        any decorator is accepted (the body only refines the annotation's kinds)."""
         peers = self.peer_files()
         target = self._project_function(call)
+        method = self._instance_method(call, env) if target is None else None
+        if method is not None and method[0].name != self.info.name and method[2].occurrence == 0:
+            target = str(method[0].path), method[2].qualname
         if target is None or peers is None or peers.return_depth >= RETURN_READ_DEPTH:
             return None
         other = peers.visitor(target[0])
