@@ -164,3 +164,59 @@ def test_assert_close_anomaly_mode_and_asdict_are_flagged(tmp_path):
 @requires_torch
 def test_dynamo_confirms_assert_close_anomaly_mode_and_asdict(tmp_path):
     assert_script_confirms(tmp_path, CHECKS_SCRIPT, CHECKS_EXPECTED)
+
+
+# A deep copy in a method of a plain class (no `nn.Module` base, no tensor attribute): a config
+# copying itself or a sub-config read with `getattr(self, name)` is traced on 2.13 and 2.15 (the
+# value is of unknown kind, but it is the object's Python state) and is not flagged; the same
+# method on a class holding a tensor is.
+PLAIN_COPY_SCRIPT = '''\
+import copy
+
+import torch
+
+
+class Config:
+    def __init__(self, scale=2.0, sub=None):
+        self.scale = scale
+        self.sub = sub
+
+    def text_config(self, name=""):
+        found = getattr(self, name) if name else self
+        return copy.deepcopy(found)
+
+
+class Stats:
+    def __init__(self):
+        self.mean = torch.zeros(3)
+
+    def snapshot(self, name=""):
+        found = getattr(self, name) if name else self
+        return copy.deepcopy(found)
+
+
+@torch.compile(backend="eager")
+def run(x, cfg: Config):
+    return x * cfg.text_config().scale
+
+
+@torch.compile(backend="eager")
+def track(x, stats: Stats):
+    return x + stats.snapshot("mean")
+
+
+run(torch.ones(3), Config())
+run(torch.ones(3), Config(sub=Config()))
+track(torch.ones(3), Stats())
+'''
+
+
+def test_a_deep_copy_of_a_plain_objects_state_is_not_flagged(tmp_path):
+    assert_script_flags(tmp_path, PLAIN_COPY_SCRIPT, [("BRK212", 22)], quiet_lines=[13])
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_traces_a_deep_copy_of_a_plain_objects_state(tmp_path):
+    assert_script_confirms(tmp_path, PLAIN_COPY_SCRIPT, [("BRK212", 22)])

@@ -783,6 +783,7 @@ class CallSiteInference(CheckBase):
             return T.UNKNOWN, None
         self._returns[qualname] = None
         env = self._class_env(cls)
+        env.instances = self._def_instances(qualname)
         env.names.update(self._param_kinds(node, None, cls is not None, False))
         collector = ReturnCollector(env)
         walk(node.body, collector)
@@ -817,6 +818,7 @@ class CallSiteInference(CheckBase):
             return self._context_returns[key]
         self._context_returns[key] = None  # recursion: unknown
         env = self._class_env(cls)
+        env.instances = self._def_instances(qualname)
         params = self._param_kinds(node, None, cls is not None, False)
         passed = self._join_sites(node, qualname, decorators, [(call, args)])
         params.update({name: kind for name, kind in passed.items()

@@ -95,7 +95,7 @@ class CallChecks(CallPatternChecks):
             return
         args = [a.value for a in node.args if not a.keyword and not a.star]
         if not (qual == "print" and self._reordered_print(node)) and not (
-                qual in DEEP_COPIES and len(args) == 1 and self.env.kind(args[0]) is T.SCALAR):
+                qual in DEEP_COPIES and len(args) == 1 and self._plain_copy(args[0])):
             # a deep copy of a plain Python value (a config dict, a dataclass) is traced (2.13, 2.15)
             for rule in self.rules.rules_for_call(qual):
                 self._emit(rule, node)
@@ -280,6 +280,21 @@ class CallChecks(CallPatternChecks):
             return self.index.is_disabled(f"{owner}.{func.attr.value}") or any(
                 self.index.is_disabled(f"{q}.forward") for q in subs)  # an instance of a disabled class
         return False
+
+    def _plain_copy(self, arg: cst.BaseExpression) -> bool:
+        """Whether a deep copy of `arg` copies a plain Python value, which Dynamo traces (2.13,
+        2.15): one the inference knows is no tensor, or one of unknown kind in a method of a
+        plain project class (no `nn.Module` up its bases, no tensor attribute, no module stored
+        on `self`: a config's `copy.deepcopy(self)`, or of a sub-config read with
+        `getattr(self, name)`)."""
+        kind = self.env.kind(arg)
+        if kind is T.SCALAR:
+            return True
+        cls = self.region.cls if self.region is not None else None
+        if kind is not T.UNKNOWN or cls is None or self.index.is_module_class(cls.qualname):
+            return False
+        tensors, _, subs = self.index.class_attr_kinds(cls.qualname)
+        return not tensors and not any(self.index.is_module_class(q) for built in subs.values() for q in built)
 
     def _makes_disabled(self, call: cst.Call) -> bool:
         """`torch.compiler.disable(fn)` or `disable(recursive=False)(fn)` (also `torch._dynamo.disable`,
