@@ -12,7 +12,9 @@ through `breakscan run` (static pass and Dynamo on the same lines):
   local computed from it (`prev = timestep - 1`, `if prev < 0`): Dynamo sees the tensor.
 A Python number passed to such a method (`meter.clip(3)`) stays a number: not flagged. What a
 method of a local instance returns is read from its body, its class in another file too
-(`avg = meter.compute()` returning `self.total / ...`).
+(`avg = meter.compute()` returning `self.total / ...`). An unannotated parameter of a compiled
+function that every call in its module passes such an object (`meter = Meter()` in `main()`) holds
+one too.
 """
 
 from __future__ import annotations
@@ -267,3 +269,62 @@ def test_dynamo_confirms_breaks_through_instances(tmp_path):
     write_files(tmp_path, FILES)
     found = break_statuses(run_findings(tmp_path, "train.py"))
     assert_dynamo_confirms(found, BREAKS)
+
+
+# An object built in `main()` and passed to a compiled function at every call of it in the module
+# (index.passed_instances): `meter` is a Meter in `train_step`, so its method is traced with the
+# loss and its tensor attribute read (BRK101 twice); it is not a tensor by the root convention.
+PASSED = '''\
+import torch
+import torch.nn as nn
+
+
+class Meter:
+    def __init__(self):
+        self.best = torch.tensor(float("inf"))
+
+    def update(self, loss):
+        if loss < self.best:
+            self.best = loss
+        return self.best
+
+
+@torch.compile(backend="eager")
+def train_step(model, x, meter):
+    loss = (model(x) - x).pow(2).mean()
+    meter.update(loss)
+    if meter.best < 0.1:
+        loss = loss * 0
+    return loss
+
+
+def main():
+    model = nn.Linear(4, 4)
+    meter = Meter()
+    for _ in range(2):
+        train_step(model, torch.randn(2, 4), meter)
+
+
+if __name__ == "__main__":
+    main()
+'''
+PASSED_BREAKS = [("BRK101", "train.py", 10), ("BRK101", "train.py", 19)]
+
+
+def test_an_object_every_call_passes_is_an_instance(tmp_path):
+    found = _flagged(tmp_path, {"train.py": PASSED})
+    assert set(PASSED_BREAKS) <= found, found
+
+
+def test_an_object_some_call_does_not_pass_is_unknown(tmp_path):
+    other = PASSED + "\n\ntrain_step(nn.Linear(4, 4), torch.randn(2, 4), object())\n"
+    found = _flagged(tmp_path, {"train.py": other})
+    assert not {hit for hit in found if hit[2] in (10, 19)}, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_breaks_through_a_passed_object(tmp_path):
+    write_files(tmp_path, {"train.py": PASSED})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), PASSED_BREAKS)

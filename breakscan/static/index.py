@@ -242,6 +242,7 @@ class FunctionInfo:
     # name -> the class as the module spells it (`_local_instances`); their method calls are
     # recorded as calls of `Class.method`, which regions resolve on the project class
     local_classes: dict[str, str] = field(default_factory=dict)
+    rebound: set[str] = field(default_factory=set)  # parameters the def's own body binds again
 
 
 @dataclass
@@ -531,7 +532,7 @@ class _Indexer:
             fn.param_annotations = {a.arg: ast.unparse(a.annotation) for a in (
                 *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
-        fn.local_classes = _local_instances(self.info, node)
+        fn.local_classes, fn.rebound = _local_instances(self.info, node)
         blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node))
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
@@ -1230,11 +1231,12 @@ _NOT_INSTANCE_ANNOTATIONS = frozenset({"Tensor", "Any", "Callable", "Optional", 
                                        "Tuple", "Sequence", "Mapping", "Iterable", "Iterator", "Type"})
 
 
-def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
+def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, str], set[str]]:
     """The locals of a def that hold an instance of a class by how they are bound: a parameter
     annotated with a class (`_annotated_class`) and never rebound, or a name whose every binding
     in the def's own body is `v = Class(...)` of one class (instance_class). Name -> the class as
-    spelled; whether it is a project class is decided where it is read."""
+    spelled; whether it is a project class is decided where it is read. Also the parameters the
+    body binds again."""
     found: dict[str, str] = {}
     args = node.args
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
@@ -1258,7 +1260,42 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
                 dropped.add(sub.id)
         elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             dropped.add(sub.name)
-    return {k: v for k, v in found.items() if k not in dropped}
+    return {k: v for k, v in found.items() if k not in dropped}, dropped & params
+
+
+def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
+    """A module-level function's parameter that every call of it in this module passes a local
+    instance of one class (`meter = Meter()` in `main()` or at module level, then
+    `evaluate(model, x, meter)`, also through a compiled alias `fast = torch.compile(evaluate)`)
+    holds an instance of that class, unless annotated or bound again in its body: it joins
+    FunctionInfo.local_classes and its method calls are recorded as the class's, as
+    `_through_local_instance` does for the def's own locals (`top_level`: the module-level
+    code's calls of names). Calls in other modules are not seen."""
+    sites: dict[str, list[dict[str, str | None]]] = {}
+    callers = [(fn.local_classes, fn.calls) for _, fn in info.all_functions()]
+    callers.append((info.global_instances, top_level))  # module-level code's calls
+    for instances, calls in callers:
+        for ref in calls:
+            key = info.compiled_aliases.get(ref.name, ref.name)
+            target = info.functions.get(key) if ref.kind == "name" else None
+            if target is None:
+                continue
+            passed = {target.params[i]: instances.get(arg) if arg else None
+                      for i, arg in enumerate(ref.args) if i < len(target.params)}
+            passed.update((kw, instances.get(arg) if arg else None) for kw, arg in ref.kwargs)
+            sites.setdefault(key, []).append(passed)
+    for name, found in sites.items():
+        fn = info.functions[name]
+        added = {}
+        for param in fn.params:
+            if param in fn.local_classes or param in fn.rebound:
+                continue
+            classes = {passed.get(param) for passed in found}
+            if len(classes) == 1 and (cls := classes.pop()):
+                added[param] = cls
+        if added:
+            fn.local_classes = {**fn.local_classes, **added}
+            fn.calls = [_through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
 
 
 def _through_local_instance(ref: CallRef, local_classes: dict[str, str]) -> CallRef:
@@ -1414,14 +1451,18 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
     from breakscan.static.module_globals import collect as collect_globals
 
     collect_globals(info, tree, indexer.globals_declared)
+    top_level: list[CallRef] = []  # every module-level call of a name, for passed_instances
     for stmt in tree.body:  # module-level code (defs' bodies: _collect_calls)
         if isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign, ast.If)):
             for node in walk_nodes(stmt):
                 if type(node) is ast.Call and (node.args or node.keywords):
                     note_construction(info, node)
                     ref = call_ref(node)
-                    if ref is not None and ref.kind == "name" and (ref.args or ref.kwargs):
-                        info.top_calls.append(ref)
+                    if ref is not None and ref.kind == "name":
+                        top_level.append(ref)
+                        if ref.args or ref.kwargs:
+                            info.top_calls.append(ref)
+    passed_instances(info, top_level)
     return info
 
 

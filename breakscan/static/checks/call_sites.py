@@ -898,9 +898,13 @@ class CallSiteInference(CheckBase):
         """
         kinds: dict[str, T] = {}
         inferred: dict[str, T] | None = None
+        objects = self._def_instances(qualname) if qualname is not None else {}
         for i, param in enumerate(all_params(node)):
             name = param.name.value
             if i == 0 and has_self and name in ("self", "cls"):
+                continue
+            if name in objects and param.annotation is None:
+                kinds[name] = T.UNKNOWN  # every call passes an object of a class (index.passed_instances)
                 continue
             kind = param_kind(param, is_root, self._alias_annotation(param))
             if is_root and kind in TENSORISH and qualname is not None and param.annotation is None \
