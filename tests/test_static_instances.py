@@ -14,7 +14,8 @@ A Python number passed to such a method (`meter.clip(3)`) stays a number: not fl
 method of a local instance returns is read from its body, its class in another file too
 (`avg = meter.compute()` returning `self.total / ...`). An unannotated parameter of a compiled
 function that every call in its module passes such an object (`meter = Meter()` in `main()`) holds
-one too.
+one too. A class-level field annotated as a tensor (`logits: torch.Tensor` in a NamedTuple or a
+dataclass) is a tensor attribute of the class.
 """
 
 from __future__ import annotations
@@ -328,3 +329,56 @@ def test_an_object_some_call_does_not_pass_is_unknown(tmp_path):
 def test_dynamo_confirms_breaks_through_a_passed_object(tmp_path):
     write_files(tmp_path, {"train.py": PASSED})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), PASSED_BREAKS)
+
+
+# Class-level field annotations declare the attributes' types (PEP 526), as in dataclasses,
+# NamedTuples and HF ModelOutputs: `out.logits` of a local NamedTuple is a tensor (BRK101); a
+# `str` field is not (`batch.name == "train"` is traced).
+FIELDS = '''\
+from dataclasses import dataclass
+from typing import NamedTuple, Optional
+
+import torch
+import torch.nn as nn
+
+
+@dataclass
+class Batch:
+    x: torch.Tensor
+    label: Optional[torch.Tensor] = None
+    name: str = "train"
+
+
+class Output(NamedTuple):
+    logits: torch.Tensor
+    loss: float
+
+
+@torch.compile(backend="eager")
+def step(model, batch: Batch):
+    out = Output(logits=model(batch.x), loss=0.0)
+    if out.logits.sum() > 0:
+        out = Output(logits=out.logits * 2, loss=1.0)
+    if batch.name == "train":
+        return out.logits + 1
+    return out.logits
+
+
+model = nn.Linear(4, 4)
+step(model, Batch(torch.randn(5, 4)))
+step(model, Batch(torch.randn(5, 4)))
+'''
+
+
+def test_annotated_class_fields_are_attribute_kinds(tmp_path):
+    found = _flagged(tmp_path, {"train.py": FIELDS})
+    assert ("BRK101", "train.py", 23) in found, found
+    assert ("BRK101", "train.py", 25) not in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_on_an_annotated_field(tmp_path):
+    write_files(tmp_path, {"train.py": FIELDS})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 23)])

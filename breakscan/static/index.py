@@ -581,6 +581,10 @@ class _Indexer:
             if name:
                 cls.bases.append(self.info.qualify(name))
         self.info.classes[node.name] = cls
+        for stmt in node.body:  # `mask: Tensor` / `logits: Optional[torch.FloatTensor] = None` fields
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
+                    and _tensor_annotation(stmt.annotation):
+                cls.tensor_attrs.add(stmt.target.id)
         self.statements(node.body, cls)
         storing = {name for name, fn in cls.methods.items() if _stores_self(fn)}
         cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node, storing)
@@ -1203,6 +1207,34 @@ def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
         if name:
             found[arg.arg] = name
     return found
+
+
+_TENSOR_TYPES = frozenset({"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "HalfTensor",
+                           "DoubleTensor", "ByteTensor", "BFloat16Tensor"})  # tensors.TENSOR_ANNOTATIONS
+
+
+def _tensor_annotation(annotation: ast.expr | None) -> bool:
+    """Whether a class-level field annotation declares a tensor (`Tensor`, `torch.FloatTensor`,
+    `Optional[Tensor]`, `Tensor | None`, `Union[Tensor, None]`, a string of one): as for mypy
+    (PEP 526), the type of that attribute on the class's instances (dataclass and NamedTuple
+    fields, HF `ModelOutput`s)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        sides = [annotation.left, annotation.right]
+        others = [a for a in sides if not (isinstance(a, ast.Constant) and a.value is None)]
+        return len(others) == 1 and _tensor_annotation(others[0])
+    if isinstance(annotation, ast.Subscript):
+        head = (ast_dotted(annotation.value) or "").rpartition(".")[2]
+        inner = annotation.slice
+        members = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+        members = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
+        return head in ("Optional", "Union") and len(members) == 1 and _tensor_annotation(members[0])
+    name = ast_dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    return bool(name) and name.rpartition(".")[2] in _TENSOR_TYPES
 
 
 def _annotated_class(annotation: ast.expr | None) -> str | None:
