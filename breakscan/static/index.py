@@ -532,8 +532,11 @@ class _Indexer:
             fn.param_annotations = {a.arg: ast.unparse(a.annotation) for a in (
                 *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
-        fn.local_classes, fn.rebound = _local_instances(self.info, node)
-        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node))
+        bindings: list[ast.AST] = []
+        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node), bindings)
+        fn.local_classes, fn.rebound = _local_instances(self.info, node, bindings)
+        if fn.local_classes:
+            fn.calls = [_through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
             closure = _returned_def(node, returned) if not fn.returned_class else None
@@ -801,7 +804,8 @@ class _Indexer:
 
 def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer,
                    returned: list[ast.AST] | None = None,
-                   defaults: dict[str, str] | None = None) -> tuple[bool, bool]:
+                   defaults: dict[str, str] | None = None,
+                   bindings: list[ast.AST] | None = None) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
@@ -809,7 +813,11 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     and whether it (or a nested def) yields. `returned`, when given, receives the `return`
     statements and the single-name assignments of calls (for _returned_class). `defaults`
     (`_function_defaults`): a call of a parameter is recorded as a call of its default function.
+    `bindings`, when given, receives the stored names, assignments, defs and classes (for
+    _local_instances).
     """
+    if bindings is None:
+        bindings = []
     stack: list[ast.AST] = list(body)
     calls = fn.calls
     has_blocks = yields = False
@@ -829,8 +837,6 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             if ref is not None:
                 if loop_attrs and ref.kind == "name":
                     ref = _through_loop_target(ref, loop_attrs)
-                if fn.local_classes and ref.kind == "name":
-                    ref = _through_local_instance(ref, fn.local_classes)
                 if defaults and ref.kind == "name" and ref.name in defaults:
                     ref = CallRef("name", defaults[ref.name], ref.args, ref.kwargs)
                 calls.append(ref)
@@ -850,7 +856,13 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
-        elif returned is not None and (kind is ast.Return or kind is ast.FunctionDef or (
+        elif kind is ast.Name:
+            if type(node.ctx) is ast.Store:
+                bindings.append(node)
+            continue  # a Name has no children to walk
+        if kind is ast.Assign or kind is ast.FunctionDef or kind is ast.ClassDef or kind is ast.AsyncFunctionDef:
+            bindings.append(node)
+        if returned is not None and (kind is ast.Return or kind is ast.FunctionDef or (
                 kind is ast.Assign and len(node.targets) == 1 and type(node.value) is ast.Call)):
             returned.append(node)
         stack.extend(child_nodes(node))
@@ -1263,12 +1275,14 @@ _NOT_INSTANCE_ANNOTATIONS = frozenset({"Tensor", "Any", "Callable", "Optional", 
                                        "Tuple", "Sequence", "Mapping", "Iterable", "Iterator", "Type"})
 
 
-def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[dict[str, str], set[str]]:
+def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                     bindings: list[ast.AST]) -> tuple[dict[str, str], set[str]]:
     """The locals of a def that hold an instance of a class by how they are bound: a parameter
     annotated with a class (`_annotated_class`) and never rebound, or a name whose every binding
     in the def's own body is `v = Class(...)` of one class (instance_class). Name -> the class as
     spelled; whether it is a project class is decided where it is read. Also the parameters the
-    body binds again."""
+    body binds again. `bindings`: what _collect_calls found of the body's bindings (the traced
+    branches, nested defs included: a name a nested def binds counts as bound again)."""
     found: dict[str, str] = {}
     args = node.args
     for a in (*args.posonlyargs, *args.args, *args.kwonlyargs):
@@ -1277,7 +1291,7 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
             found[a.arg] = cls
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     built: dict[int, str] = {}  # id of a Name bound by `v = Class(...)` -> the class as spelled
-    own = _own_nodes(node)
+    own = bindings
     for sub in own:
         if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
                 and isinstance(sub.value, ast.Call):

@@ -275,7 +275,9 @@ class TypeEnv:
         self.globals_ = globals_ if parent is None else parent.globals_
         self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
         self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
-        self.instances: dict[str, str] = {}  # FunctionInfo.local_classes of this scope's def, qualified
+        # FunctionInfo.local_classes of the walked def, qualified: set on the outermost scope before
+        # the walk (call_sites), shared by the scopes inside it (lambdas, comprehensions)
+        self.instances: dict[str, str] = {} if parent is None else parent.instances
         self.function: cst.FunctionDef | None = None  # the def of this scope: its names shadow globals
         # Its parameters annotated as a tensor: as for mypy, their type in the whole body
         # (Binder.leave_Assign keeps them tensors; call_sites._declared_tensors).
@@ -310,13 +312,8 @@ class TypeEnv:
         return kind
 
     def _instance(self, name: str) -> str | None:
-        """The qualified class of the local instance `name` (`instances` here or further out)."""
-        env: TypeEnv | None = self
-        while env is not None:
-            if name in env.instances:
-                return env.instances[name]
-            env = env.parent
-        return None
+        """The qualified class of the local instance `name` (`instances`), or None."""
+        return self.instances.get(name) if self.instances else None
 
     def is_local(self, name: str) -> bool:
         """Whether `name` is bound in this function or an enclosing one (it shadows a global)."""
@@ -561,7 +558,7 @@ class TypeEnv:
                 if recv.value in env.names:
                     break  # the object is bound here: an attribute bound further out was another's
                 env = env.parent
-        if self.holds_tensor is not None:
+        if self.holds_tensor is not None and (self.instances or self.self_sub_classes):
             if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Name) and recv.value.value == "self":
                 classes = self.self_sub_classes.get(recv.attr.value, ())
             else:
