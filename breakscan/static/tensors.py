@@ -311,7 +311,7 @@ class TypeEnv:
             env = env.parent
         return kind
 
-    def _instance(self, name: str) -> str | None:
+    def instance_of(self, name: str) -> str | None:
         """The qualified class of the local instance `name` (`instances`), or None."""
         return self.instances.get(name) if self.instances else None
 
@@ -562,7 +562,7 @@ class TypeEnv:
             if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Name) and recv.value.value == "self":
                 classes = self.self_sub_classes.get(recv.attr.value, ())
             else:
-                classes = [found] if isinstance(recv, cst.Name) and (found := self._instance(recv.value)) else ()
+                classes = [found] if isinstance(recv, cst.Name) and (found := self.instance_of(recv.value)) else ()
             if classes and self.holds_tensor(classes, attr):
                 return T.TENSOR  # `self.sched.timesteps`, `sched.timesteps`: a tensor attribute of its class
         recv_kind = self.kind(recv)

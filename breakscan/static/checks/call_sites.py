@@ -16,7 +16,7 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.generics import generic_return
-from breakscan.static.index import ClassInfo, ModuleInfo
+from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
@@ -107,7 +107,7 @@ def _number_arithmetic(expr: cst.BaseExpression) -> bool:
     stack = [expr]
     while stack:
         e = stack.pop()
-        if isinstance(e, (cst.BinaryOperation,)):
+        if isinstance(e, cst.BinaryOperation):
             stack += [e.left, e.right]
         elif isinstance(e, cst.UnaryOperation):
             stack.append(e.expression)
@@ -666,7 +666,8 @@ class CallSiteInference(CheckBase):
                 and receiver.value.value == "self" and cls is not None:
             classes = self.index.class_attr_kinds(cls.qualname)[2].get(receiver.attr.value, ())
             found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
-        elif isinstance(receiver, cst.Name) and self.env is not None and (built := self.env._instance(receiver.value)):
+        elif isinstance(receiver, cst.Name) and self.env is not None \
+                and (built := self.env.instance_of(receiver.value)):
             found = self.index.method(built, func.attr.value)  # `sched.m(x)`, `sched = Scheduler()` here
         elif isinstance(receiver, cst.Name) and (self.env is None or receiver.value not in self.env.names):
             # a local of the scope shadows a module-level instance
@@ -716,13 +717,14 @@ class CallSiteInference(CheckBase):
             return _refined(plain, self._read_other_file(call, args, annotated=True, env=env))
         return self._read_other_file(call, args, env=env) or plain
 
-    def _instance_method(self, call: cst.Call, env: TypeEnv | None):
+    def _instance_method(self, call: cst.Call,
+                         env: TypeEnv | None) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
         """(module, class, method) that `obj.m(...)` runs, `obj` a local instance of a project
         class in `env` (TypeEnv.instances: `meter = Meter()`, `meter: Meter`), else None."""
         func = call.func
         if env is None or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)):
             return None
-        built = env._instance(func.value.value)
+        built = env.instance_of(func.value.value)
         return self.index.method(built, func.attr.value) if built else None
 
     def _generic_return(self, call: cst.Call, env: TypeEnv) -> tuple[T, list[T] | None] | None:
