@@ -1528,6 +1528,7 @@ class ProjectIndex:
     _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
     _constructions: dict | None = None  # passed_classes(), cached until the next add
     _attr_kinds: dict | None = None  # class_attr_kinds(), cached until the next add
+    _tensor_attrs_held: dict | None = None  # holds_tensor_attr(), cached until the next add
     _properties: dict[str, frozenset[str]] | None = None  # property_names(), cached until the next add
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
     _instances_bound: dict[str, int] | None = None  # instances_bound(), cached until the next add
@@ -1549,6 +1550,7 @@ class ProjectIndex:
         self._by_path = None
         self._constructions = None
         self._attr_kinds = None
+        self._tensor_attrs_held = None
         self._properties = None
         self._splits = {}
         self._instances_bound = None
@@ -1858,10 +1860,14 @@ class ProjectIndex:
         `self.scheduler.timesteps` reads when `__init__` stores a `Scheduler` in `self.scheduler`."""
         if not classes:
             return False
-        for qualname in classes:
-            if self.lookup_class(qualname) is None or attr not in self.class_attr_kinds(qualname)[0]:
-                return False
-        return True
+        if self._tensor_attrs_held is None:
+            self._tensor_attrs_held = {}
+        key = (tuple(classes), attr)
+        found = self._tensor_attrs_held.get(key)
+        if found is None:
+            found = self._tensor_attrs_held[key] = all(
+                self.lookup_class(q) is not None and attr in self.class_attr_kinds(q)[0] for q in classes)
+        return found
 
     def _class_attr_kinds(self, cls_qualname: str, _depth: int) -> tuple[set[str], set[str], dict[str, list[str]]]:
         hit = self.lookup_class(cls_qualname)
