@@ -961,10 +961,18 @@ class CallSiteInference(CheckBase):
             return True
         if self._source_lines is None:
             self._source_lines = self.source.splitlines()
-        names = "|".join(re.escape(n) for n in sorted(derived_names(node, name)))
-        word = re.compile(rf"\b(?:{names})\b")
-        return any(word.search(line) and _DECIDING.search(line)
-                   for line in self._source_lines[info.def_line:info.end_line])
+        lines = self._source_lines[info.def_line:info.end_line]
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        naming = [line for line in lines if word.search(line)]
+        if any(_DECIDING.search(line) for line in naming):
+            return True
+        if not any("=" in line for line in naming):
+            return False  # assigned to nothing: no local follows it
+        derived = derived_names(node, name) - {name}
+        if not derived:
+            return False
+        word = re.compile(rf"\b(?:{'|'.join(re.escape(n) for n in sorted(derived))})\b")
+        return any(word.search(line) and _DECIDING.search(line) for line in lines)
 
     def _python_values(self, node: cst.FunctionDef) -> frozenset[str]:
         """python_value_params of `node`, once per function."""
