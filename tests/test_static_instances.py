@@ -71,14 +71,9 @@ class Pipeline:
         return x
 '''
 
-TRAIN = '''\
-import torch
-from torch import nn
-
-from sched.pipeline import Pipeline
-from sched.scheduler import LinearScheduler
-
-
+# A metric object the scripts below hold in two ways (a parameter annotated with its class, a
+# local built in the compiled function); `update` branches on its tensor argument.
+METER = '''\
 class Meter:
     def __init__(self):
         self.best = torch.tensor(float("inf"))
@@ -92,7 +87,17 @@ class Meter:
         if n > 2:
             return self.best.clamp(max=n)
         return self.best
+'''
 
+TRAIN = '''\
+import torch
+from torch import nn
+
+from sched.pipeline import Pipeline
+from sched.scheduler import LinearScheduler
+
+
+''' + METER + '''
 
 @torch.compile(backend="eager")
 def evaluate(model, x, meter: Meter):
@@ -135,20 +140,7 @@ LOCAL = '''\
 import torch
 
 
-class Meter:
-    def __init__(self):
-        self.best = torch.tensor(float("inf"))
-
-    def update(self, loss):
-        if loss < self.best:
-            self.best = loss
-        return self.best
-
-    def clip(self, n):
-        if n > 2:
-            return self.best.clamp(max=n)
-        return self.best
-
+''' + METER + '''
 
 @torch.compile(backend="eager")
 def evaluate(model, x):

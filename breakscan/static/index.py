@@ -39,6 +39,10 @@ PROPERTY_DECORATORS = {"property", "functools.cached_property", "cached_property
 # nn.Module methods that return the module itself: `Model().to(device)` is still a `Model`.
 SELF_RETURNING = {"to", "cuda", "cpu", "eval", "train", "half", "float", "double", "bfloat16",
                   "requires_grad_", "to_empty", "share_memory", "type", "xpu", "mps"}
+# The tensor types an annotation names (`Tensor`, `torch.FloatTensor`): read by tensors.annotation_kind
+# and by the index for class fields (_tensor_annotation)
+TENSOR_ANNOTATIONS = frozenset({"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
+                                "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"})
 # torch functions that make a new tensor (tensors.TORCH_FACTORIES is this set).
 TORCH_FACTORIES = frozenset({
     "torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
@@ -533,7 +537,7 @@ class _Indexer:
                 *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
         bindings: list[ast.AST] = []
-        blocks, yields = _collect_calls(self.info, fn, node.body, self, returned, _function_defaults(node), bindings)
+        blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, _function_defaults(node))
         fn.local_classes, fn.rebound = _local_instances(self.info, node, bindings)
         if fn.local_classes:
             fn.calls = [_through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
@@ -803,9 +807,8 @@ class _Indexer:
 
 
 def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], indexer: _Indexer,
-                   returned: list[ast.AST] | None = None,
-                   defaults: dict[str, str] | None = None,
-                   bindings: list[ast.AST] | None = None) -> tuple[bool, bool]:
+                   bindings: list[ast.AST], returned: list[ast.AST] | None = None,
+                   defaults: dict[str, str] | None = None) -> tuple[bool, bool]:
     """Calls in a function body (nested defs included), skipping branches Dynamo does not trace.
 
     Iterative and dispatch-free: this runs over every function of every file in phase A.
@@ -813,11 +816,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     and whether it (or a nested def) yields. `returned`, when given, receives the `return`
     statements and the single-name assignments of calls (for _returned_class). `defaults`
     (`_function_defaults`): a call of a parameter is recorded as a call of its default function.
-    `bindings`, when given, receives the stored names, assignments, defs and classes (for
-    _local_instances).
+    `bindings` receives the stored names, assignments, defs and classes (for _local_instances).
     """
-    if bindings is None:
-        bindings = []
     stack: list[ast.AST] = list(body)
     calls = fn.calls
     has_blocks = yields = False
@@ -1131,17 +1131,24 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
 
 
 def instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
-    """The qualified class a call builds, by the usual spelling: `Class(...)` (with trailing
-    `.to(dev)` / `.eval()` ...) or a `Class.from_*(...)` constructor; None otherwise."""
+    """The qualified class a call builds (instance_spelling), or None."""
+    name = instance_spelling(info, value)
+    return info.qualify(name) if name else None
+
+
+def instance_spelling(info: ModuleInfo, value: ast.Call) -> str | None:
+    """The class a call builds, as the module spells it, by the usual spelling: `Class(...)`
+    (with trailing `.to(dev)` / `.eval()` ...) or a `Class.from_*(...)` constructor; None
+    otherwise."""
     value = module_expr(info, value)  # type: ignore[assignment]
     name = ast_dotted(value.func) if isinstance(value, ast.Call) else None
     if not name:
         return None
     head, _, last = name.rpartition(".")
     if last[:1].isupper():
-        return info.qualify(name)
+        return name
     if head and head.rpartition(".")[2][:1].isupper() and last.startswith("from_"):
-        return info.qualify(head)
+        return head
     return None
 
 
@@ -1221,49 +1228,40 @@ def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     return found
 
 
-_TENSOR_TYPES = frozenset({"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor", "HalfTensor",
-                           "DoubleTensor", "ByteTensor", "BFloat16Tensor"})  # tensors.TENSOR_ANNOTATIONS
-
-
-def _tensor_annotation(annotation: ast.expr | None) -> bool:
-    """Whether a class-level field annotation declares a tensor (`Tensor`, `torch.FloatTensor`,
-    `Optional[Tensor]`, `Tensor | None`, `Union[Tensor, None]`, a string of one): as for mypy
-    (PEP 526), the type of that attribute on the class's instances (dataclass and NamedTuple
-    fields, HF `ModelOutput`s)."""
+def _annotated_name(annotation: ast.expr | None) -> str | None:
+    """The dotted name an annotation gives its one type, `None` left out: `Scheduler`,
+    `torch.FloatTensor`, `Optional[X]`, `Union[X, None]`, `X | None`, or a string of one."""
     if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
         try:
             annotation = ast.parse(annotation.value, mode="eval").body
         except SyntaxError:
-            return False
+            return None
     if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        sides = [annotation.left, annotation.right]
-        others = [a for a in sides if not (isinstance(a, ast.Constant) and a.value is None)]
-        return len(others) == 1 and _tensor_annotation(others[0])
-    if isinstance(annotation, ast.Subscript):
-        head = (ast_dotted(annotation.value) or "").rpartition(".")[2]
-        inner = annotation.slice
-        members = inner.elts if isinstance(inner, ast.Tuple) else [inner]
-        members = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
-        return head in ("Optional", "Union") and len(members) == 1 and _tensor_annotation(members[0])
-    name = ast_dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
-    return bool(name) and name.rpartition(".")[2] in _TENSOR_TYPES
+        members = [annotation.left, annotation.right]
+    elif isinstance(annotation, ast.Subscript) \
+            and (ast_dotted(annotation.value) or "").rpartition(".")[2] in ("Optional", "Union"):
+        members = annotation.slice.elts if isinstance(annotation.slice, ast.Tuple) else [annotation.slice]
+    else:
+        members = [annotation]
+    members = [m for m in members if not (isinstance(m, ast.Constant) and m.value is None)]
+    if len(members) != 1 or not isinstance(members[0], (ast.Name, ast.Attribute)):
+        return None
+    return ast_dotted(members[0])
+
+
+def _tensor_annotation(annotation: ast.expr | None) -> bool:
+    """Whether a class-level field annotation declares a tensor (`Tensor`, `torch.FloatTensor`,
+    `Optional[Tensor]`, `Tensor | None`, a string of one): as for mypy (PEP 526), the type of
+    that attribute on the class's instances (dataclass and NamedTuple fields, HF `ModelOutput`s)."""
+    name = _annotated_name(annotation)
+    return bool(name) and name.rpartition(".")[2] in TENSOR_ANNOTATIONS
 
 
 def _annotated_class(annotation: ast.expr | None) -> str | None:
     """The class a parameter annotation names, as spelled (`Scheduler`, `sched.Scheduler`,
     `Optional[Scheduler]`, `Scheduler | None`, `"Scheduler"`), when its last part is capitalized
     and it is no typing or torch name; None otherwise."""
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except SyntaxError:
-            return None
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr) \
-            and isinstance(annotation.right, ast.Constant) and annotation.right.value is None:
-        annotation = annotation.left
-    elif isinstance(annotation, ast.Subscript) and ast_dotted(annotation.value) in ("Optional", "typing.Optional"):
-        annotation = annotation.slice
-    name = ast_dotted(annotation) if isinstance(annotation, (ast.Name, ast.Attribute)) else None
+    name = _annotated_name(annotation)
     if not name or not name.rpartition(".")[2][:1].isupper() or name in _NOT_INSTANCE_ANNOTATIONS \
             or name.partition(".")[0] in ("torch", "typing", "np", "numpy", "nn", "t"):
         return None
@@ -1291,15 +1289,12 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
             found[a.arg] = cls
     params = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
     built: dict[int, str] = {}  # id of a Name bound by `v = Class(...)` -> the class as spelled
-    own = bindings
-    for sub in own:
+    for sub in bindings:
         if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
-                and isinstance(sub.value, ast.Call):
-            name = ast_dotted(module_expr(info, sub.value).func) if instance_class(info, sub.value) else None
-            if name:
-                built[id(sub.targets[0])] = name.rpartition(".from_")[0] or name
+                and isinstance(sub.value, ast.Call) and (name := instance_spelling(info, sub.value)):
+            built[id(sub.targets[0])] = name
     dropped: set[str] = set()
-    for sub in own:
+    for sub in bindings:
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
             cls = built.get(id(sub))
             if cls is None or sub.id in params or found.setdefault(sub.id, cls) != cls:

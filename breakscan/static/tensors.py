@@ -11,7 +11,7 @@ from enum import Enum
 
 import libcst as cst
 
-from breakscan.static.index import TORCH_FACTORIES, ModuleInfo
+from breakscan.static.index import TENSOR_ANNOTATIONS, TORCH_FACTORIES, ModuleInfo
 from breakscan.static.syntax import dotted_name
 from breakscan.static.torch_data import python_value_returns
 from breakscan.static.walk import children
@@ -159,8 +159,6 @@ NUMPY_ARRAY_FUNCS = {
 # Receivers whose attributes are configuration values (Python scalars, strings, lists).
 CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
-TENSOR_ANNOTATIONS = {"Tensor", "FloatTensor", "LongTensor", "BoolTensor", "IntTensor",
-                      "HalfTensor", "DoubleTensor", "ByteTensor", "BFloat16Tensor"}
 MAPPING_ANNOTATIONS = {"Dict", "dict", "Mapping", "MutableMapping", "OrderedDict"}
 SCALAR_ANNOTATIONS = {"int", "float", "bool", "str", "bytes", "complex", "dict", "list", "tuple",
                       "set", "Callable", "type", "Cache", "DynamicCache", "Dict", "List", "Tuple"}
@@ -245,7 +243,7 @@ class TypeEnv:
 
     def __init__(self, info: ModuleInfo, parent: TypeEnv | None = None,
                  self_tensors: set[str] = frozenset(), self_scalars: set[str] = frozenset(),
-                 self_modules: set[str] = frozenset(), self_iterates_modules: bool = False,
+                 self_iterates_modules: bool = False,
                  self_properties: frozenset[str] = frozenset(),
                  returns: Callable[[cst.Call, TypeEnv], T] | None = None,
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
@@ -256,7 +254,8 @@ class TypeEnv:
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
         `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None;
-        `self_sub_classes` the classes `__init__` stores in each `self.<sub>`, and
+        `self_sub_classes` the classes `__init__` stores in each `self.<sub>` (its keys are the
+        submodule attributes, `self_modules`), and
         `holds_tensor(classes, attr)` whether `attr` is a tensor attribute of every one of those
         project classes (ProjectIndex.holds_tensor_attr): `self.sched.timesteps`, and `sched.timesteps`
         for a local instance (`instances`, set per function scope: name -> qualified class)."""
@@ -265,7 +264,6 @@ class TypeEnv:
         self.names: dict[str, T] = {}
         self.self_tensors = self_tensors if parent is None else parent.self_tensors
         self.self_scalars = self_scalars if parent is None else parent.self_scalars
-        self.self_modules = self_modules if parent is None else parent.self_modules
         # `self` is an nn.Sequential / nn.ModuleList: `for layer in self` gives its submodules
         self.self_iterates_modules = self_iterates_modules if parent is None else parent.self_iterates_modules
         # property getters of the class: `self.scale` reads as what the getter returns (`returns`)
@@ -274,6 +272,7 @@ class TypeEnv:
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
         self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
+        self.self_modules = frozenset(self.self_sub_classes) if parent is None else parent.self_modules
         self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
         # FunctionInfo.local_classes of the walked def, qualified: set on the outermost scope before
         # the walk (call_sites), shared by the scopes inside it (lambdas, comprehensions)
@@ -848,19 +847,20 @@ def local_names(fn: cst.FunctionDef) -> set[str]:
         elif isinstance(node, (cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)):
             continue
         for target in targets:
-            for name in _target_names(target):
+            for name in target_names(target):
                 out.add(name)
         stack.extend(children(node))
     return out - declared
 
 
-def _target_names(target: cst.CSTNode) -> list[str]:
+def target_names(target: cst.CSTNode) -> list[str]:
+    """The names an assignment or loop target binds (`a`, `a, (b, *c)`; not `x.attr`, `x[i]`)."""
     if isinstance(target, cst.Name):
         return [target.value]
     if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _target_names(el.value)]
+        return [n for el in target.elements for n in target_names(el.value)]
     if isinstance(target, cst.StarredElement):
-        return _target_names(target.value)
+        return target_names(target.value)
     return []
 
 

@@ -20,7 +20,7 @@ from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind
+from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind, target_names
 from breakscan.static.walk import iter_nodes, walk
 
 _DECIDING = re.compile(r"[<>]|[=!]=|\b(?:if|while|in)\b|\b(?:int|float|bool|range)\(")
@@ -90,15 +90,6 @@ def _numeric_annotation(param: cst.Param) -> bool:
     return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
 
 
-def _stored_names(target: cst.BaseExpression) -> list[str]:
-    """The local names an assignment target binds (`a`, `a, (b, *c)`; not `x.attr` or `x[i]`)."""
-    if isinstance(target, cst.Name):
-        return [target.value]
-    if isinstance(target, (cst.Tuple, cst.List)):
-        return [n for el in target.elements for n in _stored_names(el.value)]
-    return []
-
-
 def _number_arithmetic(expr: cst.BaseExpression) -> bool:
     """Whether `expr` is names, attributes and constants under arithmetic (`t - 1`,
     `timestep - self.step // n`): a number shifted or scaled, which stays a number or a 0-dim
@@ -130,7 +121,7 @@ def derived_names(node: cst.FunctionDef, name: str) -> set[str]:
         if value is None or not _number_arithmetic(value):
             continue
         targets = [t.target for t in stmt.targets] if isinstance(stmt, cst.Assign) else [stmt.target]
-        stored = {n for t in targets for n in _stored_names(t)}
+        stored = {n for t in targets for n in target_names(t)}
         if stored:
             edges.append(({n.value for n in iter_nodes(value, cst.Name)}, stored))
     found = {name}
@@ -602,40 +593,42 @@ class CallSiteInference(CheckBase):
         self._dispatch: list[ClassInfo | None] = []  # the class `self.m()` resolves on, while ArgKinds walks
 
     def _root_env(self, region: Region) -> TypeEnv:
-        env = self._class_env(region.cls)
-        env.instances = self._qualified_instances(region.function.local_classes)
-        return env
+        return self._class_env(region.cls, region.function)
 
-    def _qualified_instances(self, local_classes: dict[str, str]) -> dict[str, str]:
-        """FunctionInfo.local_classes with each class qualified in this module."""
-        return {name: self.info.qualify(cls) for name, cls in local_classes.items()}
-
-    def _def_instances(self, qualname: str, occurrence: int = 0) -> dict[str, str]:
-        """The local instances (qualified) of this module's def `qualname` (`f`, `Class.m`)."""
+    def _function_info(self, qualname: str, occurrence: int = 0) -> FunctionInfo | None:
+        """The index entry of this module's def `qualname` (`f`, `Class.m`, a compiled def nested
+        in a test method), or None."""
         head, _, name = qualname.rpartition(".")
         cls = self.info.classes.get(head) if head else None
         fn = cls.methods.get(name) if cls is not None else self.info.functions.get(qualname)
-        if fn is None or fn.occurrence != occurrence or not fn.local_classes:
-            return {}
-        return self._qualified_instances(fn.local_classes)
+        return fn if fn is not None and fn.occurrence == occurrence else None
 
-    def _class_env(self, cls: ClassInfo | None) -> TypeEnv:
-        """A function scope knowing `cls`'s parameters, buffers, scalars and submodules."""
+    def _def_instances(self, qualname: str | None, occurrence: int = 0) -> dict[str, str]:
+        """The local instances of this module's def `qualname`, each class qualified
+        (FunctionInfo.local_classes); {} for none or an unknown def."""
+        fn = self._function_info(qualname, occurrence) if qualname is not None else None
+        return {name: self.info.qualify(c) for name, c in fn.local_classes.items()} if fn is not None else {}
+
+    def _class_env(self, cls: ClassInfo | None, fn: FunctionInfo | str | None = None) -> TypeEnv:
+        """A function scope knowing `cls`'s parameters, buffers, scalars and submodules, and the
+        local instances of the def `fn` (its index entry or qualname) walked in it."""
         tensors: set[str] = set()
         scalars: set[str] = set()
-        modules: set[str] = set()
         iterates = False
         properties: frozenset[str] = frozenset()
         subs: dict[str, list[str]] = {}
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
-            modules = set(subs)
             iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
             properties = self.index.property_names(cls.qualname)
-        return TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_modules=modules,
-                       self_iterates_modules=iterates, self_properties=properties, returns=self._return_kind,
-                       tuple_returns=self._return_elements, globals_=self._global_kind,
-                       self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr)
+        env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_iterates_modules=iterates,
+                      self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
+                      globals_=self._global_kind, self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr)
+        if isinstance(fn, FunctionInfo):
+            env.instances = {name: self.info.qualify(c) for name, c in fn.local_classes.items()}
+        elif fn is not None:
+            env.instances = self._def_instances(fn)
+        return env
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind), or of a
@@ -784,8 +777,7 @@ class CallSiteInference(CheckBase):
         if node is None:
             return T.UNKNOWN, None
         self._returns[qualname] = None
-        env = self._class_env(cls)
-        env.instances = self._def_instances(qualname)
+        env = self._class_env(cls, qualname)
         env.names.update(self._param_kinds(node, None, cls is not None, False))
         collector = ReturnCollector(env)
         walk(node.body, collector)
@@ -819,8 +811,7 @@ class CallSiteInference(CheckBase):
         if key in self._context_returns:
             return self._context_returns[key]
         self._context_returns[key] = None  # recursion: unknown
-        env = self._class_env(cls)
-        env.instances = self._def_instances(qualname)
+        env = self._class_env(cls, qualname)
         params = self._param_kinds(node, None, cls is not None, False)
         passed = self._join_sites(node, qualname, decorators, [(call, args)])
         params.update({name: kind for name, kind in passed.items()
@@ -900,7 +891,7 @@ class CallSiteInference(CheckBase):
         """
         kinds: dict[str, T] = {}
         inferred: dict[str, T] | None = None
-        objects = self._def_instances(qualname) if qualname is not None else {}
+        objects = self._def_instances(qualname)
         for i, param in enumerate(all_params(node)):
             name = param.name.value
             if i == 0 and has_self and name in ("self", "cls"):
@@ -1336,10 +1327,9 @@ class CallSiteInference(CheckBase):
             return None
         head = caller[0].rpartition(".")[0]
         cls = self.info.classes.get(head) if head else None
-        method = cls.methods.get(caller[0].rpartition(".")[2]) if cls is not None else None
-        loops = method.loop_attrs if method is not None and method.occurrence == caller[1] else {}
-        info = method if cls is not None else self.info.functions.get(caller[0])
-        instances = info.local_classes if info is not None and info.occurrence == caller[1] else {}
+        info = self._function_info(*caller)
+        loops = info.loop_attrs if info is not None and cls is not None else {}
+        instances = info.local_classes if info is not None else {}
         calls = [c for c in iter_nodes(node.body, cst.Call) if self._reaches(c, cls, target, loops, instances)]
         missing = {id(c) for c in calls if id(c) not in self._arg_kinds}
         if missing:
@@ -1465,8 +1455,7 @@ class CallSiteInference(CheckBase):
         cls = self.info.classes.get(head) if head else None
         region = self.regions.get(id(node))
         is_root = region is not None and (len(region.chain) <= 1 or node.name.value == "forward")
-        env = self._class_env(cls)
-        env.instances = self._def_instances(qualname, key[1])
+        env = self._class_env(cls, self._function_info(qualname, key[1]))
         kinds = self._param_kinds(node, qualname if key[1] == 0 else None, cls is not None, is_root)
         env.names.update(kinds)
         env.function = node
