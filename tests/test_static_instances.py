@@ -315,6 +315,18 @@ def test_an_object_some_call_does_not_pass_is_unknown(tmp_path):
     assert not {hit for hit in found if hit[2] in (10, 19)}, found
 
 
+def test_a_module_level_object_is_passed_beside_a_def_named_like_the_module(tmp_path):
+    """`METER = Meter()` at module level of `train.py`, which also defines `def train()`: the
+    class is read as the module spells it (`Meter`), not as `train.Meter`, which the module's
+    own `train` would shadow."""
+    source = PASSED.replace("def main():", "def train():\n    return None\n\n\ndef main():") \
+        + "\n\nMETER = Meter()\ntrain_step(nn.Linear(4, 4), torch.randn(2, 4), METER)\n"
+    loop = "    meter = Meter()\n    for _ in range(2):\n        train_step(model, torch.randn(2, 4), meter)"
+    source = source.replace(loop, "    return model")
+    found = _flagged(tmp_path, {"train.py": source})
+    assert ("BRK101", "train.py", 10) in found, found
+
+
 @pytest.mark.dynamic
 @pytest.mark.versions
 @requires_torch

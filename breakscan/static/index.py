@@ -1314,7 +1314,11 @@ def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
     code's calls of names). Calls in other modules are not seen."""
     sites: dict[str, list[dict[str, str | None]]] = {}
     callers = [(fn.local_classes, fn.calls) for _, fn in info.all_functions()]
-    callers.append((info.global_instances, top_level))  # module-level code's calls
+    # module-level instances, their classes spelled as the module's code does (`Meter`, not
+    # `train.Meter`, which `qualify` would read as `train.train.Meter` beside a `def train`)
+    own = f"{info.name}."
+    spelled = {name: cls.removeprefix(own) for name, cls in info.global_instances.items()}
+    callers.append((spelled, top_level))
     for instances, calls in callers:
         for ref in calls:
             key = info.compiled_aliases.get(ref.name, ref.name)
