@@ -57,7 +57,8 @@ from breakscan.static.suppress import SUPPRESSED, is_suppressed, source_lines
 CHECK = "try-skipped-comprehension"  # BRK406
 GENERATOR_CHECK = "skipped-frame-generator"  # BRK407
 TRANSFORM_CHECK = "transform-body-fallback"  # BRK417
-CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK)
+BUILT_CHECK = "built-object-method-break"  # BRK409
+CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK)
 BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
 CONTEXT_MANAGER_DECORATORS = {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 
@@ -299,6 +300,7 @@ class SkippedFrames:
                     new += [self._finding(rule, region, found, causes, span, gen_lines, at=gen)
                             for rule in by_check[GENERATOR_CHECK]]
         new += self._transform_bodies(by_check[TRANSFORM_CHECK], dropped, lines_of)
+        new += self._built_object_breaks(by_check[BUILT_CHECK], dropped, lines_of, paths)
         if paths is not None:
             new = [f for f in new if f.path in paths]
         return kept, new
@@ -336,6 +338,78 @@ class SkippedFrames:
                            **({SUPPRESSED: True} if suppressed else {})},
                 ))
         return out
+
+    def _built_object_breaks(self, rules: list[Rule], dropped: set[Site], lines_of,
+                             paths: Collection[str] | None) -> list[Finding]:
+        """BRK409 at `m.update(x)` in a region function, `m` an object of a project class built
+        in that function (`m = Meter()`, or a factory's, FunctionInfo.built_calls) with no
+        predicted break of the function's own between the binding and the call, when `update`
+        breaks at or below it: Dynamo cannot rebuild an object it made up while tracing
+        ("Reconstruction failure", GB0092) to resume after the break, and the call falls back
+        (measured on 2.13 and 2.15: the whole frame runs eagerly for a function, a graph break
+        for a module's `forward`; an object passed in, or crossed by an earlier break, has a
+        source and resumes). Conditional on the breaks below, like BRK406."""
+        out: list[Finding] = []
+        for region in self.regions.values() if rules else ():
+            fn = region.function
+            if not fn.built_calls or fn.occurrence or getattr(self.settings.get(region.key), "fullgraph", False):
+                continue
+            path = str(region.module.path)
+            if paths is not None and path not in paths:
+                continue
+            own = [n for p, n in self._direct.get(region.key, ()) if p == path]
+            # a break in a loop, try or with body above skips the frame: the call then runs eagerly
+            skipped = [found.eager_from for frame in fn.frames if frame.def_line == fn.def_line
+                       and (found := self.skip(region, frame)) is not None]
+            for local, method, bound, line, between in fn.built_calls:
+                if any(line >= eager_from for eager_from in skipped):
+                    continue
+                cls = fn.local_classes.get(local)
+                if cls is None or any(bound <= n < line for n in own) or self._breaks_between(region, between):
+                    continue
+                causes: set[Site] = set()
+                for callee in self._callees(region, [CallRef("name", f"{cls}.{method}")]):
+                    causes |= self.breaks_below(callee)
+                causes -= dropped
+                if not causes:
+                    continue
+                lines = lines_of(path)
+                text = lines[line - 1] if 0 < line <= len(lines) else ""
+                code = text.strip()
+                nearest = min(causes, key=lambda c: (c[0] != path, c[1]))
+                where = f"{_short(nearest[0])}:{nearest[1]}"
+                if len(causes) > 1:
+                    where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+                column = len(text) - len(text.lstrip()) + 1
+                for rule in rules:
+                    suppressed = is_suppressed(rule.id, lines, line, line, rule.gb_ids)
+                    out.append(Finding(
+                        rule_id=rule.id, kind=rule.kind, path=path, line=line, column=column,
+                        end_line=line, end_column=len(text.rstrip()) + 1,
+                        message=rule.message.replace("{code}", code if len(code) <= 60 else code[:57] + "...")
+                        .replace("{cause}", where).replace("{local}", local)
+                        .replace("{cls}", cls.rpartition(".")[2]).replace("{line}", str(bound)),
+                        severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
+                        chain=region.chain, code=code,
+                        extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
+                               **({SUPPRESSED: True} if suppressed else {})},
+                    ))
+        return out
+
+    def _breaks_between(self, region: Region, calls: tuple[CallRef, ...]) -> bool:
+        """Whether one of `calls` (made in `region`'s function) breaks at or below it: a project
+        function or method, or an object of a project class called (`model(x)` with `model` a
+        local instance: its `__call__` or `forward`). Calls it cannot resolve are taken not to."""
+        fn = region.function
+        for call in calls:
+            if call.kind == "name" and call.name in fn.local_classes:
+                target = self.finder.instance_call(region.module.qualify(fn.local_classes[call.name]))
+                callees = [r for mod, _, f in [target] if (r := self._region(mod, f))] if target else []
+            else:
+                callees = self._callees(region, [call])
+            if any(self.breaks_below(callee) for callee in callees):
+                return True
+        return False
 
     def _generators_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
         """Project generator functions the eager code of `frame` calls (from `eager_from` on):

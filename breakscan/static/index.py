@@ -247,6 +247,13 @@ class FunctionInfo:
     # recorded as calls of `Class.method`, which regions resolve on the project class
     local_classes: dict[str, str] = field(default_factory=dict)
     rebound: set[str] = field(default_factory=set)  # parameters the def's own body binds again
+    # locals bound only to a call of one imported function (`m = build_meter()`): name -> that
+    # function as spelled; links.link_instances reads what it builds
+    factory_locals: dict[str, str] = field(default_factory=dict)
+    # `m = Meter()` (or a factory call) then `m.update(x)` in straight-line code of this def:
+    # (local, method, line of the binding, line of the call, calls made in between)
+    # (_built_calls; frames.py, BRK409)
+    built_calls: list[tuple[str, str, int, int, tuple]] = field(default_factory=list)
 
 
 @dataclass
@@ -296,6 +303,8 @@ class ModuleInfo:
     global_kinds: dict[str, str] = field(default_factory=dict)  # module_globals: `MASK = torch.ones(3)` -> "tensor"
     # module_globals: `model = Net()` (bound once) -> the called class, qualified; a module when it is one
     global_instances: dict[str, str] = field(default_factory=dict)
+    # (def, its local_classes, its calls) before links.link_instances changed them, to restore
+    unlinked: list = field(default_factory=list)
     # `Compose([Flip(), Noise()])` anywhere: (class, argument position or keyword, classes built in that argument)
     constructions: list[tuple[str, int | str, tuple[str, ...]]] = field(default_factory=list)
     # module_globals: `model = build(cfg)` (bound once) -> the called function, qualified (ProjectIndex.built_class)
@@ -538,9 +547,13 @@ class _Indexer:
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
         bindings: list[ast.AST] = []
         blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, _function_defaults(node))
-        fn.local_classes, fn.rebound = _local_instances(self.info, node, bindings)
+        found, fn.rebound = _local_instances(self.info, node, bindings)
+        fn.local_classes = {k: v for k, v in found.items() if not v.startswith(FACTORY_PREFIX)}
+        fn.factory_locals = {k: v[len(FACTORY_PREFIX):] for k, v in found.items() if v.startswith(FACTORY_PREFIX)}
         if fn.local_classes:
-            fn.calls = [_through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
+            fn.calls = [through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
+        if found:
+            fn.built_calls = _built_calls(node.body, set(found) - set(fn.params))
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
             closure = _returned_def(node, returned) if not fn.returned_class else None
@@ -568,6 +581,8 @@ class _Indexer:
                 self.self_attrs(cls, node)
             if _stores_self(fn):  # most methods (`forward`) store no attribute: not walked again
                 self.callable_binds(cls, node)
+                if node.name != "__init__":
+                    self.later_instances(cls, node)
         else:
             self.info.functions[node.name] = fn
             if _returns_compiling(self.info, node):
@@ -617,6 +632,21 @@ class _Indexer:
                 if name.endswith(("register_buffer", "register_parameter")) and node.args \
                         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                     cls.tensor_attrs.add(node.args[0].value)
+
+    def later_instances(self, cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        """`self.meter = Meter()` in a method other than `__init__` (`reset`, `setup`): the
+        attribute may hold an instance of that project-looking class too, so its methods called
+        as `self.meter.update(x)` are traced in a region (ClassInfo.submodules, after what
+        `__init__` stores there). Classes of torch are left to `__init__`."""
+        for node in walk_nodes(method):
+            if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
+                continue
+            t = node.targets[0]
+            if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" \
+                    and (built := instance_class(self.info, node.value)) and not built.startswith("torch."):
+                held = cls.submodules.setdefault(t.attr, [])
+                if built not in held:
+                    held.append(built)
 
     def callable_binds(self, cls: ClassInfo, method: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """`self.x = helper`, `self.x = functools.partial(helper, ...)`, `self.x = self.m` in a
@@ -1159,7 +1189,10 @@ def note_construction(info: ModuleInfo, call: ast.Call) -> None:
     """Record in `info.constructions` the project-looking classes built inside each argument of a
     class call (`Compose([Flip(), Noise(p=0.1)])`: Compose, 0, (Flip, Noise)), for the
     submodules an `__init__` stores from its parameters (`self.ops = nn.ModuleList(ops)`,
-    ProjectIndex.class_attr_kinds). A starred argument ends the positions that can be told."""
+    ProjectIndex.class_attr_kinds), and a function of the module (or an imported name) passed
+    by name, as "fn:<qualified name>" (`Net(hinge)`: Net, 0, ("fn:train.hinge",)), for the
+    functions `__init__` stores to call later (`self.loss_fn = loss_fn`,
+    ProjectIndex.passed_functions). A starred argument ends the positions that can be told."""
     func = call.func
     last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
     if not last[:1].isupper():
@@ -1172,6 +1205,11 @@ def note_construction(info: ModuleInfo, call: ast.Call) -> None:
     slots += [(k.arg, k.value) for k in call.keywords if k.arg]
     name = ""
     for slot, value in slots:
+        if type(value) is ast.Name and (value.id in info.functions or value.id in info.imports) \
+                and not value.id[:1].isupper():  # `Net(hinge)`: a function the instance may call
+            name = name or info.qualify(ast_dotted(func) or last)
+            info.constructions.append((name, slot, (f"fn:{info.qualify(value.id)}",)))
+            continue
         if not isinstance(value, _CONTAINER_ARGS):
             continue
         built = tuple(dict.fromkeys(c for sub in walk_nodes(value) if type(sub) is ast.Call
@@ -1291,8 +1329,12 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
     built: dict[int, str] = {}  # id of a Name bound by `v = Class(...)` -> the class as spelled
     for sub in bindings:
         if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name) \
-                and isinstance(sub.value, ast.Call) and (name := instance_spelling(info, sub.value)):
-            built[id(sub.targets[0])] = name
+                and isinstance(sub.value, ast.Call):
+            if name := instance_spelling(info, sub.value):
+                built[id(sub.targets[0])] = name
+            elif type(sub.value.func) is ast.Name and not sub.value.func.id[:1].isupper():
+                # `m = make_meter()`: what the module's factory builds (_factory_instances)
+                built[id(sub.targets[0])] = f"{FACTORY_PREFIX}{sub.value.func.id}"
     dropped: set[str] = set()
     for sub in bindings:
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
@@ -1304,13 +1346,73 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
     return {k: v for k, v in found.items() if k not in dropped}, dropped & params
 
 
+FACTORY_PREFIX = "factory:"  # a local bound to a call of a module function, until _factory_instances
+
+
+def _built_calls(body: list[ast.stmt], names: set[str], bound: dict[str, tuple[int, list]] | None = None
+                 ) -> list[tuple[str, str, int, int, tuple[CallRef, ...]]]:
+    """Method calls on the locals `names` (bound to a call in the def) in the def's
+    straight-line code: statements and `if` arms, not the bodies of loops, `try` or `with`
+    blocks, where a graph break skips the frame instead (BRK406), nor nested defs. Each as
+    (local, method, line of its latest binding above, line of the call, the calls made from the
+    binding to the call). `bound`: the bindings seen above `body` (local -> (line, calls since))."""
+    out: list[tuple[str, str, int, int, tuple[CallRef, ...]]] = []
+    bound = {name: (line, list(since)) for name, (line, since) in (bound or {}).items()}
+    for stmt in body:
+        if isinstance(stmt, ast.If):
+            out += _built_calls(stmt.body, names, bound) + _built_calls(stmt.orelse, names, bound)
+            continue
+        if isinstance(stmt, (*_BLOCK_NODES, *_DEFS, ast.ClassDef)):
+            continue
+        calls = [node for node in walk_nodes(stmt) if type(node) is ast.Call]
+        refs = [(node, ref) for node in calls if (ref := call_ref(node)) is not None]
+        for node in calls:
+            func = node.func
+            if type(func) is ast.Attribute and type(func.value) is ast.Name and func.value.id in bound:
+                line, since = bound[func.value.id]
+                # the statement's other calls too: its arguments run before it
+                out.append((func.value.id, func.attr, line, node.lineno,
+                            (*since, *(ref for other, ref in refs if other is not node))))
+        refs = [ref for _, ref in refs]
+        for _, since in bound.values():
+            since.extend(refs)
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name) \
+                and stmt.targets[0].id in names and isinstance(stmt.value, ast.Call):
+            bound[stmt.targets[0].id] = (stmt.lineno, [])
+    return out
+
+
+def _factory_instances(info: ModuleInfo) -> None:
+    """Resolve the locals `_local_instances` found bound to a call of a function of this module
+    (`m = make_meter()`, FunctionInfo.factory_locals): one whose every `return` builds one class
+    (FunctionInfo.returned_class, `return Meter()`) gives an instance of that class, spelled as
+    the module spells it, and its method calls are recorded as the class's
+    (`through_local_instance`); any other is dropped. Imported factories are left for
+    links.link_instances."""
+    own = f"{info.name}."
+    for _, fn in info.all_functions():
+        if not fn.factory_locals:
+            continue
+        resolved = {}
+        for name, factory in list(fn.factory_locals.items()):
+            if factory in info.imports:
+                continue
+            del fn.factory_locals[name]
+            found = info.functions.get(factory)
+            if found is not None and found.returned_class:
+                resolved[name] = found.returned_class.removeprefix(own)
+        if resolved:
+            fn.local_classes = {**fn.local_classes, **resolved}
+            fn.calls = [through_local_instance(r, resolved) if r.kind == "name" else r for r in fn.calls]
+
+
 def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
     """A module-level function's parameter that every call of it in this module passes a local
     instance of one class (`meter = Meter()` in `main()` or at module level, then
     `evaluate(model, x, meter)`, also through a compiled alias `fast = torch.compile(evaluate)`)
     holds an instance of that class, unless annotated or bound again in its body: it joins
     FunctionInfo.local_classes and its method calls are recorded as the class's, as
-    `_through_local_instance` does for the def's own locals (`top_level`: the module-level
+    `through_local_instance` does for the def's own locals (`top_level`: the module-level
     code's calls of names). Calls in other modules are not seen."""
     sites: dict[str, list[dict[str, str | None]]] = {}
     callers = [(fn.local_classes, fn.calls) for _, fn in info.all_functions()]
@@ -1340,10 +1442,10 @@ def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
                 added[param] = cls
         if added:
             fn.local_classes = {**fn.local_classes, **added}
-            fn.calls = [_through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
+            fn.calls = [through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
 
 
-def _through_local_instance(ref: CallRef, local_classes: dict[str, str]) -> CallRef:
+def through_local_instance(ref: CallRef, local_classes: dict[str, str]) -> CallRef:
     """`sched.step(...)` with `sched` a local instance (FunctionInfo.local_classes) as the call
     `Scheduler.step(...)`, which regions resolve on the class (its project method, if any)."""
     head, dot, rest = ref.name.partition(".")
@@ -1507,6 +1609,7 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
                         top_level.append(ref)
                         if ref.args or ref.kwargs:
                             info.top_calls.append(ref)
+    _factory_instances(info)
     passed_instances(info, top_level)
     return info
 
@@ -1702,10 +1805,11 @@ class ProjectIndex:
             hit = self._split(target)
         return None
 
-    def passed_classes(self, cls: ClassInfo, param: str) -> list[str]:
+    def passed_classes(self, cls: ClassInfo, param: str, functions: bool = False) -> list[str]:
         """The classes the project's calls of `cls` build in the argument for `__init__`'s
         parameter `param` (ModuleInfo.constructions, by position or keyword), joined over every
-        call: `Compose([Flip(), Noise()])` -> [Flip, Noise] for `ops`."""
+        call: `Compose([Flip(), Noise()])` -> [Flip, Noise] for `ops`. With `functions`, the
+        functions passed by name are listed too, as "fn:<qualified name>" (note_construction)."""
         init = cls.methods.get("__init__")
         if init is None:
             return []
@@ -1722,7 +1826,16 @@ class ProjectIndex:
         for slot, built in self._constructions.get(cls.qualname, ()):
             if slot == param or slot == position:
                 out.update(dict.fromkeys(built))
-        return list(out)
+        return list(out) if functions else [b for b in out if not b.startswith("fn:")]
+
+    def passed_functions(self, cls: ClassInfo, param: str) -> list[str] | None:
+        """The qualified functions the project's calls of `cls` pass by name for `__init__`'s
+        parameter `param` (`Net(hinge)` -> ["train.hinge"] for `loss_fn`); None when some call
+        passes something else there (a class, or nothing recorded), so the join says nothing."""
+        built = self.passed_classes(cls, param, functions=True)
+        if not built or not all(b.startswith("fn:") for b in built):
+            return None
+        return [b[3:] for b in built]
 
     def instances_bound(self, cls_qualname: str) -> int:
         """How many names the project's modules bind to an instance of the class `cls_qualname`

@@ -36,6 +36,7 @@ from typing import Any
 
 from breakscan.static.dynamo_settings import DynamoSettings, SettingsResolver, environment_settings
 from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, ProjectIndex
+from breakscan.static.links import link_instances
 from breakscan.static.regions import Region, RegionFinder, RegionKey
 
 
@@ -55,6 +56,7 @@ RegionPassFn = Callable[[ProjectIndex, str, "dict | None"], RegionPass]
 def compute_regions(index: ProjectIndex, mode: str = "modules", dynamo_config: dict | None = None) -> RegionPass:
     """The whole region pass over `index` (`mode`: "modules" or "explicit", as `[tool.breakscan]
     regions`; `dynamo_config`: the checked `dynamo-config` table). Raises ValueError for a bad mode."""
+    link_instances(index)
     finder = RegionFinder(index, mode)
     regions = finder.compute()
     resolver = SettingsResolver(finder, regions, dynamo_config)
@@ -165,6 +167,7 @@ class _Pass:
     modules: list[tuple[str, ModuleInfo]]
     result: RegionPass
     read: set[RegionKey]  # functions whose bodies the pass read: regions and skipped frames
+    links: tuple  # links.link_instances on its index: instances that cross modules
 
 
 class IncrementalRegions:
@@ -187,8 +190,9 @@ class IncrementalRegions:
     def __call__(self, index: ProjectIndex, mode: str = "modules", dynamo_config: dict | None = None) -> RegionPass:
         key = (mode, repr(sorted((dynamo_config or {}).items())), repr(sorted(environment_settings().items())))
         modules = list(index.modules.items())
+        links = link_instances(index)  # what other files pass or build decides what a def holds
         for previous in self._passes:
-            if previous.key == key and self._reusable(previous, modules):
+            if previous.key == key and previous.links == links and self._reusable(previous, modules):
                 result = self._remapped(previous, index, modules)
                 self.reused += 1
                 break
@@ -196,7 +200,7 @@ class IncrementalRegions:
             result = compute_regions(index, mode, dynamo_config)
             self.computed += 1
         read = set(result.regions) | set(result.finder._skipped)
-        self._passes = [_Pass(key, modules, result, read), *self._passes][: self.history]
+        self._passes = [_Pass(key, modules, result, read, links), *self._passes][: self.history]
         live = {id(info) for p in self._passes for _, info in p.modules}
         self._facts = {k: v for k, v in self._facts.items() if k in live}
         self._names = {k: v for k, v in self._names.items() if k in live}

@@ -292,10 +292,19 @@ class RegionFinder:
     def _bound_callables(self, module: ModuleInfo, cls: ClassInfo, dispatch: ClassInfo | None,
                          attr: str) -> list[Target]:
         """`self.<attr>(...)` where a method bound `self.<attr>` to a project function, a
-        `functools.partial` of one, or another method (ClassInfo.callable_attrs)."""
+        `functools.partial` of one, or another method (ClassInfo.callable_attrs), or to what the
+        project's calls of the class pass for an `__init__` parameter (`Net(hinge)`,
+        ProjectIndex.passed_functions)."""
         out: list[Target] = []
         for bound in self.index.callable_attr((dispatch or cls).qualname, attr):
-            if bound.startswith("arg:"):  # a setter's parameter: the names `self.<setter>(...)` passes
+            if bound.startswith("arg:__init__:"):  # `self.loss_fn = loss_fn`: what `Net(hinge)` passes
+                owner = dispatch or cls
+                init = owner.methods.get("__init__")
+                position = int(bound.rpartition(":")[2]) + 1
+                if init is not None and position < len(init.params):
+                    for qualname in self.index.passed_functions(owner, init.params[position]) or ():
+                        out += self.resolve_name(qualname)
+            elif bound.startswith("arg:"):  # a setter's parameter: the names `self.<setter>(...)` passes
                 _, setter, position = bound.split(":")
                 for caller in (dispatch or cls).methods.values():
                     for c in caller.calls:

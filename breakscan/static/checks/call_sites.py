@@ -1339,6 +1339,26 @@ class CallSiteInference(CheckBase):
             return None
         return found  # type: ignore[return-value]
 
+    def _calls_bound(self, cls: ClassInfo, attr: str, target: RegionKey) -> bool:
+        """Whether `self.<attr>(...)` in a method of `cls` calls `target` through a function
+        bound to the attribute (ProjectIndex.callable_attr): one named in the class
+        (`self.act = gelu_fast`) or passed to `__init__` by the project's calls of the class
+        (`Net(hinge)` for `self.loss_fn = loss_fn`, ProjectIndex.passed_functions)."""
+        names: list[str] = []
+        for bound in self.index.callable_attr(cls.qualname, attr):
+            if bound.startswith("arg:__init__:"):
+                init = cls.methods.get("__init__")
+                position = int(bound.rpartition(":")[2]) + 1
+                if init is not None and position < len(init.params):
+                    names += self.index.passed_functions(cls, init.params[position]) or ()
+            elif not bound.startswith(("arg:", "self.")):
+                names.append(bound)
+        for name in names:
+            found = self.index.lookup_function(name)
+            if found is not None and (str(found[0].path), found[1].qualname) == target[:2]:
+                return True
+        return False
+
     def _reaches(self, call: cst.Call, cls: ClassInfo | None, target: RegionKey,
                  loops: dict[str, str] | None = None, instances: dict[str, str] | None = None) -> bool:
         """Whether `call` (made in a method of `cls`, or a function) calls `target`: `f(x)`,
@@ -1355,6 +1375,9 @@ class CallSiteInference(CheckBase):
             if built and self.index.lookup_class(built):  # `clamp(x)`, `clamp = Clamp(0.5)`: its `__call__`
                 found = self.index.method(built, "__call__") or self.index.method(built, "forward")
                 return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
+        if cls is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
+                and func.value.value == "self" and last != target[1].rsplit(".", 1)[-1]:
+            return self._calls_bound(cls, last, target)
         if last is None or last != target[1].rsplit(".", 1)[-1]:
             return False
         if instances and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \

@@ -1,0 +1,241 @@
+"""Objects and functions a compiled region reaches through how a user's script binds them, driven
+through `breakscan run` (static pass and Dynamo on the same lines, 2.13 and 2.15):
+- a function passed to a class's `__init__` and stored to be called later (`Net(hinge)`, then
+  `self.loss_fn = loss_fn` and `self.loss_fn(h, y)` in `forward`): Dynamo inlines it with the
+  arguments of that call, so a branch on them breaks (BRK101, GB0170);
+- an object stored in `self` by a method other than `__init__` (`self.meter = Meter()` in
+  `reset()`, `__init__` leaving `None` there): its methods are traced from `self.meter.update(x)`;
+- an object a module-level factory returns (`m = make_meter()`, where every `return` of
+  `make_meter` builds a `Meter`): a local instance of that class, as `m = Meter()` is.
+A factory whose returns build different classes gives no instance (nothing flagged).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import (
+    assert_dynamo_confirms,
+    break_statuses,
+    requires_torch,
+    rule_lines,
+    run_findings,
+    static_findings,
+    write_files,
+)
+
+SCRIPT = '''\
+import torch
+import torch.nn as nn
+
+
+class Meter:
+    def __init__(self):
+        self.total = torch.zeros(())
+
+    def update(self, v):
+        self.total += v.detach()
+        if v > 10:
+            self.total.zero_()
+
+
+def make_meter():
+    return Meter()
+
+
+def hinge(pred, target):
+    margin = 1 - pred * target
+    if margin.max() > 0:
+        return margin.clamp(min=0).mean()
+    return margin.sum() * 0
+
+
+class Net(nn.Module):
+    def __init__(self, loss_fn):
+        super().__init__()
+        self.lin = nn.Linear(4, 4)
+        self.loss_fn = loss_fn
+
+    def forward(self, x, y):
+        return self.loss_fn(self.lin(x), y)
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.meter = None
+
+    def reset(self):
+        self.meter = Meter()
+
+    @torch.compile(backend="eager")
+    def step(self, x, y):
+        loss = nn.functional.l1_loss(self.model(x, y), torch.zeros(()))
+        self.meter.update(loss)
+        return loss
+
+
+@torch.compile(backend="eager")
+def evaluate(model, x, y):
+    m = make_meter()
+    loss = nn.functional.l1_loss(model(x, y), torch.zeros(()))
+    m.update(loss)
+    return loss
+
+
+def main():
+    model = Net(hinge)
+    trainer = Trainer(model)
+    trainer.reset()
+    for _ in range(2):
+        trainer.step(torch.randn(2, 4), torch.randn(2, 4))
+        evaluate(model, torch.randn(2, 4), torch.randn(2, 4))
+
+
+if __name__ == "__main__":
+    main()
+'''
+# `if v > 10` in Meter.update (through self.meter and through make_meter), `if margin.max() > 0`
+# in hinge (through self.loss_fn)
+BREAKS = [("BRK101", "train.py", 11), ("BRK101", "train.py", 21)]
+
+
+def _flagged(tmp_path, source: str) -> set[tuple[str, int]]:
+    return rule_lines(static_findings(tmp_path, {"train.py": source}))
+
+
+def test_bound_functions_and_objects_are_traced(tmp_path):
+    found = _flagged(tmp_path, SCRIPT)
+    assert {("BRK101", 11), ("BRK101", 21)} <= found, found
+
+
+def test_each_binding_alone_reaches_its_callee(tmp_path):
+    only_reset = SCRIPT.replace("    m.update(loss)\n", "")
+    assert ("BRK101", 11) in _flagged(tmp_path / "reset", only_reset)
+    only_factory = SCRIPT.replace("        self.meter.update(loss)\n", "")
+    assert ("BRK101", 11) in _flagged(tmp_path / "factory", only_factory)
+
+
+def test_a_factory_of_two_classes_gives_no_instance(tmp_path):
+    source = SCRIPT.replace("def make_meter():\n    return Meter()",
+                            "class Other:\n    def update(self, v):\n        return v\n\n\n"
+                            "def make_meter(fast=False):\n    if fast:\n        return Other()\n    return Meter()")
+    source = source.replace("        self.meter.update(loss)\n", "")
+    assert ("BRK101", 11) not in _flagged(tmp_path, source)
+
+
+def test_a_function_not_passed_to_the_class_is_not_reached(tmp_path):
+    source = SCRIPT.replace("model = Net(hinge)", "model = Net(nn.functional.mse_loss)")
+    assert ("BRK101", 21) not in _flagged(tmp_path, source)
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_breaks_through_bound_objects(tmp_path):
+    write_files(tmp_path, {"train.py": SCRIPT})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), BREAKS)
+
+
+# The same objects across a package: `train.py` passes a meter it built to a compiled step of
+# `proj/engine.py`, and `engine.py` builds another through a factory imported from
+# `proj/meters.py` (links.link_instances).
+PACKAGE = {
+    "proj/__init__.py": "",
+    "proj/meters.py": '''\
+import torch
+
+
+class RunningMean:
+    def __init__(self):
+        self.sum = torch.zeros(())
+
+    def update(self, value):
+        if torch.isnan(value):
+            return
+        self.sum += value.detach()
+
+
+def build_meter():
+    return RunningMean()
+''',
+    "proj/engine.py": '''\
+import torch
+import torch.nn.functional as F
+
+from .meters import build_meter
+
+
+@torch.compile(backend="eager")
+def train_step(model, x, y, meter):
+    loss = F.cross_entropy(model(x), y)
+    meter.update(loss)
+    return loss
+
+
+@torch.compile(backend="eager")
+def eval_step(model, x, y):
+    meter = build_meter()
+    loss = F.cross_entropy(model(x), y)
+    meter.update(loss)
+    return loss
+''',
+    "train.py": '''\
+import torch
+import torch.nn as nn
+
+from proj.engine import eval_step, train_step
+from proj.meters import RunningMean
+
+
+def main():
+    model = nn.Linear(8, 3)
+    meter = RunningMean()
+    for _ in range(2):
+        x, y = torch.randn(4, 8), torch.randint(0, 3, (4,))
+        train_step(model, x, y, meter)
+        eval_step(model, x, y)
+
+
+if __name__ == "__main__":
+    main()
+''',
+}
+PACKAGE_BREAKS = [("BRK101", "meters.py", 9)]
+
+
+def _package_flags(tmp_path, files: dict[str, str]) -> set[tuple[str, str, int]]:
+    return {(f.rule_id, Path(f.path).name, f.line) for f in static_findings(tmp_path, files)}
+
+
+def test_objects_cross_modules_of_a_package(tmp_path):
+    assert ("BRK101", "meters.py", 9) in _package_flags(tmp_path, PACKAGE)
+
+
+def test_each_cross_module_link_alone(tmp_path):
+    passed_only = {**PACKAGE, "proj/engine.py": PACKAGE["proj/engine.py"].replace(
+        "    meter = build_meter()\n    loss = F.cross_entropy(model(x), y)\n    meter.update(loss)\n",
+        "    loss = F.cross_entropy(model(x), y)\n")}
+    assert ("BRK101", "meters.py", 9) in _package_flags(tmp_path / "passed", passed_only)
+    factory_only = {**PACKAGE, "proj/engine.py": PACKAGE["proj/engine.py"].replace(
+        "    meter.update(loss)\n    return loss\n\n\n@", "    return loss\n\n\n@")}
+    assert ("BRK101", "meters.py", 9) in _package_flags(tmp_path / "factory", factory_only)
+
+
+def test_a_call_passing_something_else_unlinks_the_parameter(tmp_path):
+    files = {**PACKAGE, "proj/engine.py": PACKAGE["proj/engine.py"].replace(
+        "    meter = build_meter()\n    loss = F.cross_entropy(model(x), y)\n    meter.update(loss)\n",
+        "    loss = F.cross_entropy(model(x), y)\n"),
+        "train.py": PACKAGE["train.py"].replace("        eval_step(model, x, y)\n",
+                                                "        train_step(model, x, y, object())\n")}
+    assert ("BRK101", "meters.py", 9) not in _package_flags(tmp_path, files)
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_breaks_through_objects_across_modules(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), PACKAGE_BREAKS)
