@@ -11,6 +11,7 @@ import ast
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import Any
 
@@ -305,6 +306,9 @@ class ModuleInfo:
     global_instances: dict[str, str] = field(default_factory=dict)
     # (def, its local_classes, its calls) before links.link_instances changed them, to restore
     unlinked: list = field(default_factory=list)
+    # the last part of every name called with arguments, in defs or at module level (`step` of
+    # `engine.step(x)`), so links.link_instances skips the modules that call none it looks for
+    called_names: frozenset[str] = frozenset()
     # `Compose([Flip(), Noise()])` anywhere: (class, argument position or keyword, classes built in that argument)
     constructions: list[tuple[str, int | str, tuple[str, ...]]] = field(default_factory=list)
     # module_globals: `model = build(cfg)` (bound once) -> the called function, qualified (ProjectIndex.built_class)
@@ -1611,6 +1615,8 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
                             info.top_calls.append(ref)
     _factory_instances(info)
     passed_instances(info, top_level)
+    info.called_names = frozenset(ref.name.rpartition(".")[2] for ref in chain(
+        info.top_calls, *(fn.calls for _, fn in info.all_functions())) if ref.kind == "name" and (ref.args or ref.kwargs))
     return info
 
 

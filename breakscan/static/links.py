@@ -74,21 +74,30 @@ def _instances(info: ModuleInfo, fn: FunctionInfo | None) -> dict[str, str]:
     return {name: info.qualify(cls) for name, cls in fn.local_classes.items()}
 
 
+def _scopes(modules: list[ModuleInfo]):
+    """(module, def) for every def of `modules`, after (module, None) for its module-level code."""
+    for info in modules:
+        yield info, None
+        for _, fn in info.all_functions():
+            yield info, fn
+
+
 def _passed_across_modules(index: ProjectIndex, modules: list[ModuleInfo]
                            ) -> list[tuple[ModuleInfo, FunctionInfo, list[dict[str, str | None]]]]:
     """[(module, module-level def, [{parameter: qualified class passed there, or None}, ...])]
     for the defs some call in another module passes a local instance to, with every call of
     them in the project (by name: `train_step(...)`, `engine.train_step(...)`, a compiled alias)."""
-    callers = [(info, fn) for info in modules for fn in (None, *(f for _, f in info.all_functions()))]
     wanted: dict[str, tuple[ModuleInfo, FunctionInfo]] = {}
-    for info, fn in callers:  # defs of other modules given an instance somewhere
-        instances = _instances(info, fn)
-        if not instances:
+    for info, fn in _scopes(modules):  # defs of other modules given an instance somewhere
+        if not (info.global_instances if fn is None else fn.local_classes):
             continue
+        instances = _instances(info, fn)
         for ref in info.top_calls if fn is None else fn.calls:
-            if ref.kind != "name" or not any(arg in instances for arg in (*ref.args, *(a for _, a in ref.kwargs))):
-                continue
-            target = info.qualify(info.compiled_aliases.get(ref.name, ref.name))
+            key = info.compiled_aliases.get(ref.name, ref.name)
+            if ref.kind != "name" or key.partition(".")[0] not in info.imports \
+                    or not any(arg in instances for arg in (*ref.args, *(a for _, a in ref.kwargs))):
+                continue  # only calls of another module's functions
+            target = info.qualify(key)
             if target.rpartition(".")[0] == info.name or target in wanted:
                 continue
             hit = index.lookup_function(target)
@@ -97,8 +106,10 @@ def _passed_across_modules(index: ProjectIndex, modules: list[ModuleInfo]
     if not wanted:
         return []
     short = {target.rpartition(".")[2] for target in wanted}
+    homes = {info.name for info, _ in wanted.values()}
+    names = homes.union(*(index.importers(home) for home in homes))
     sites: dict[str, list[dict[str, str | None]]] = {}
-    for info, fn in callers:
+    for info, fn in _scopes([info for info in modules if info.name in names and short & info.called_names]):
         instances = None
         for ref in info.top_calls if fn is None else fn.calls:
             key = info.compiled_aliases.get(ref.name, ref.name)
