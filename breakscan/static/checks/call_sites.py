@@ -530,7 +530,7 @@ class ProjectCallers:
     inference stays within the file, or None if it cannot be read; kept for the worker's life)."""
 
     def __init__(self, callers: dict[RegionKey, tuple[RegionKey, ...]],
-                 load: Callable[[str], CallSiteInference | None], keep: int = 16) -> None:
+                 load: Callable[[str], CallSiteInference | None], keep: int = 64) -> None:
         self.callers = callers
         self._load = load
         self._keep = keep
