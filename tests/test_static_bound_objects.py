@@ -8,6 +8,10 @@ through `breakscan run` (static pass and Dynamo on the same lines, 2.13 and 2.15
 - an object a module-level factory returns (`m = make_meter()`, where every `return` of
   `make_meter` builds a `Meter`): a local instance of that class, as `m = Meter()` is.
 A factory whose returns build different classes gives no instance (nothing flagged).
+An object passed by name to a class's constructor (`meter = EMAMeter()`, then
+`Trainer(model, meter)` storing `self.meter = meter`) is what `self.meter` holds, and a tensor
+stored in `self.value` reads back as one further down the same method (`if self.value > 5`),
+whatever `__init__` stored there first (`None`).
 """
 
 from __future__ import annotations
@@ -239,3 +243,67 @@ def test_a_call_passing_something_else_unlinks_the_parameter(tmp_path):
 def test_dynamo_confirms_breaks_through_objects_across_modules(tmp_path):
     write_files(tmp_path, PACKAGE)
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), PACKAGE_BREAKS)
+
+
+CONSTRUCTOR = '''\
+import torch
+import torch.nn as nn
+
+
+class EMAMeter:
+    def __init__(self, decay=0.9):
+        self.decay = decay
+        self.value = None
+
+    def update(self, loss):
+        if self.value is None:
+            self.value = loss.detach()
+        else:
+            self.value = self.decay * self.value + (1 - self.decay) * loss.detach()
+        if self.value > 5:
+            self.value = self.value.clamp(max=5.0)
+
+
+class Trainer:
+    def __init__(self, model, meter):
+        self.model = model
+        self.meter = meter
+
+    @torch.compile(backend="eager")
+    def step(self, x, y):
+        loss = nn.functional.mse_loss(self.model(x), y)
+        self.meter.update(loss)
+        return loss
+
+
+def main():
+    model = nn.Linear(4, 4)
+    meter = EMAMeter()
+    trainer = Trainer(model, meter)
+    for _ in range(3):
+        trainer.step(torch.randn(2, 4), torch.randn(2, 4))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_an_object_passed_to_a_constructor_is_what_the_attribute_holds(tmp_path):
+    assert ("BRK101", 15) in _flagged(tmp_path, CONSTRUCTOR)
+
+
+def test_a_self_attribute_is_a_tensor_only_where_one_was_stored(tmp_path):
+    """`self.value` stays what the class says where this method stored no tensor there."""
+    source = CONSTRUCTOR.replace("        if self.value is None:\n            self.value = loss.detach()\n"
+                                 "        else:\n            self.value = self.decay * self.value + (1 - self.decay)"
+                                 " * loss.detach()\n", "        self.count = loss.detach()\n")
+    assert ("BRK101", 12) not in _flagged(tmp_path, source), source
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_on_an_object_passed_to_a_constructor(tmp_path):
+    write_files(tmp_path, {"train.py": CONSTRUCTOR})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 15)])

@@ -558,6 +558,10 @@ class _Indexer:
             fn.calls = [through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
         if found:
             fn.built_calls = _built_calls(node.body, set(found) - set(fn.params))
+        if fn.local_classes:
+            for sub in bindings:
+                if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
+                    note_passed_instances(self.info, sub.value, fn.local_classes)
         if returned:
             fn.returned_class = _returned_class(self.info, returned)
             closure = _returned_def(node, returned) if not fn.returned_class else None
@@ -1223,6 +1227,30 @@ def note_construction(info: ModuleInfo, call: ast.Call) -> None:
             info.constructions.append((name, slot, built))
 
 
+def note_passed_instances(info: ModuleInfo, value: ast.Call, instances: dict[str, str]) -> None:
+    """Record in `info.constructions` the local instances (`instances`: name -> class as the
+    module spells it, FunctionInfo.local_classes or the module's own) passed by name to a class
+    call in `value` (`meter = EMAMeter()`, then `trainer = Trainer(model, meter)`: Trainer, 1,
+    (EMAMeter,)), as note_construction records the objects built in the argument itself."""
+    for call in walk_nodes(value):
+        if type(call) is not ast.Call:
+            continue
+        func = call.func
+        last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+        if not last[:1].isupper():
+            continue
+        slots: list[tuple[int | str, ast.expr]] = []
+        for i, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                break
+            slots.append((i, arg))
+        slots += [(k.arg, k.value) for k in call.keywords if k.arg]
+        for slot, arg in slots:
+            if type(arg) is ast.Name and arg.id in instances:
+                info.constructions.append((info.qualify(ast_dotted(func) or last), slot,
+                                           (info.qualify(instances[arg.id]),)))
+
+
 def factory_call(info: ModuleInfo, value: ast.Call) -> str:
     """The qualified function a call of a module-level or imported function calls (`build(cfg)`,
     `models.build(cfg).to(dev)`), for ProjectIndex.built_class; "" for methods, builtins and
@@ -1603,7 +1631,11 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
 
     collect_globals(info, tree, indexer.globals_declared)
     top_level: list[CallRef] = []  # every module-level call of a name, for passed_instances
+    own = f"{info.name}."
+    module_instances = {name: cls.removeprefix(own) for name, cls in info.global_instances.items()}
     for stmt in tree.body:  # module-level code (defs' bodies: _collect_calls)
+        if module_instances and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            note_passed_instances(info, stmt.value, module_instances)
         if isinstance(stmt, (ast.Assign, ast.Expr, ast.AnnAssign, ast.If)):
             for node in walk_nodes(stmt):
                 if type(node) is ast.Call and (node.args or node.keywords):

@@ -342,6 +342,12 @@ class TypeEnv:
             # `out.loss = F.cross_entropy(...)` on a local object: `out.loss` reads it back (_attribute)
             self._attrs_bound = True
             self.names[f"{target.value.value}.{target.attr.value}"] = kind
+        elif isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name) \
+                and target.value.value == "self" and kind in TENSORISH:
+            # `self.value = loss.detach()`: read back as that tensor below in this function
+            # (`if self.value > 5`), whatever `__init__` first stored there (`None`)
+            self._attrs_bound = True
+            self.names[f"self.{target.attr.value}"] = kind
         elif (isinstance(target, (cst.Tuple, cst.List)) and elements is not None
               and len(elements) == len(target.elements)
               and not any(isinstance(el, cst.StarredElement) for el in target.elements)):
@@ -537,6 +543,11 @@ class TypeEnv:
         attr = node.attr.value
         recv = node.value
         if isinstance(recv, cst.Name) and recv.value == "self":
+            env: TypeEnv | None = self
+            while env is not None:  # bound to a tensor above in this function (bind)
+                if env._attrs_bound and f"self.{attr}" in env.names:
+                    return env.names[f"self.{attr}"]
+                env = env.parent
             if attr in self.self_tensors:
                 return T.TENSOR
             if attr in self.self_modules:
