@@ -11,7 +11,10 @@ A factory whose returns build different classes gives no instance (nothing flagg
 An object passed by name to a class's constructor (`meter = EMAMeter()`, then
 `Trainer(model, meter)` storing `self.meter = meter`) is what `self.meter` holds, and a tensor
 stored in `self.value` reads back as one further down the same method (`if self.value > 5`),
-whatever `__init__` stored there first (`None`).
+whatever `__init__` stored there first (`None`). A method an object's class inherits
+(`m.update(loss)` for `m` in `self.meters`, `update` defined in `BaseMeter`) runs with `self` of
+that class, so its `self.check(v)` is the subclass's override; a project object named like a
+logger (`LOGGER = Logger()`) is no logging call (no BRK202): its `log` is traced like any method.
 """
 
 from __future__ import annotations
@@ -307,3 +310,82 @@ def test_a_self_attribute_is_a_tensor_only_where_one_was_stored(tmp_path):
 def test_dynamo_confirms_a_branch_on_an_object_passed_to_a_constructor(tmp_path):
     write_files(tmp_path, {"train.py": CONSTRUCTOR})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 15)])
+
+
+SUBCLASSES = '''\
+import torch
+import torch.nn as nn
+
+
+class BaseMeter:
+    def __init__(self):
+        self.total = torch.zeros(())
+
+    def update(self, v):
+        self.total = self.total + v.detach()
+        self.check(v)
+
+    def check(self, v):
+        pass
+
+
+class LossMeter(BaseMeter):
+    def check(self, v):
+        if v.isnan():
+            self.total.zero_()
+
+
+class Logger:
+    def __init__(self):
+        self.rows = []
+
+    def log(self, name, value):
+        self.rows.append((name, value.detach()))
+
+
+LOGGER = Logger()
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.meters = [LossMeter(), LossMeter()]
+
+    def forward(self, x):
+        out = self.fc(x)
+        loss = out.pow(2).mean()
+        for m in self.meters:
+            m.update(loss)
+        LOGGER.log("loss", loss)
+        return out
+
+
+def main():
+    model = torch.compile(Model(), backend="eager")
+    for _ in range(2):
+        model(torch.randn(2, 4))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_an_inherited_method_calls_the_subclass_override(tmp_path):
+    found = _flagged(tmp_path, SUBCLASSES)
+    assert ("BRK101", 19) in found, found
+
+
+def test_a_project_object_named_like_a_logger_is_no_logging_call(tmp_path):
+    assert ("BRK202", 45) not in _flagged(tmp_path, SUBCLASSES)
+    with_logging = SUBCLASSES.replace("LOGGER = Logger()", "import logging\nLOGGER = logging.getLogger(__name__)")
+    assert ("BRK202", 46) in _flagged(tmp_path / "logging", with_logging)
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_in_a_subclass_override(tmp_path):
+    write_files(tmp_path, {"train.py": SUBCLASSES})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 19)])

@@ -436,9 +436,14 @@ class RegionFinder:
                             self.transform_bodies.setdefault((str(mod.path), fn.qualname, fn.occurrence), qual)
             for mod, cls, fn in self._local_def(region, call) or self.resolve_call(
                     region.module, region.cls, call, region.dispatch):
-                # `self.m()` and `super().m()` keep the class of `self`; other calls start afresh.
-                self._add(mod, cls, fn, region.chain + (fn.qualname,),
-                          (region.dispatch or region.cls) if call.kind in ("self", "super") else None)
+                # `self.m()` and `super().m()` keep the class of `self`; `obj.m()` takes the class
+                # of `obj` when `m` is inherited; other calls start afresh.
+                if call.kind in ("self", "super"):
+                    dispatches: list[ClassInfo | None] = [region.dispatch or region.cls]
+                else:
+                    dispatches = (self._receivers(region, call, fn) if call.kind == "name" else []) or [None]
+                for dispatch in dispatches:
+                    self._add(mod, cls, fn, region.chain + (fn.qualname,), dispatch)
                 if region.key in self.regions:  # a traced caller (not a skipped frame)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
                     if call.kind == "name" and cls is not None:
@@ -449,6 +454,27 @@ class RegionFinder:
                 if (call.args or call.kwargs) and not stops:
                     for passed in self.passed_functions(region.module, region.cls, call, cls, fn):
                         self._add(*passed[:3], region.chain + (fn.qualname, passed[2].qualname))
+
+    def _receivers(self, region: Region, call: CallRef, fn: FunctionInfo) -> list[ClassInfo]:
+        """The classes of the object a name call `obj.m()` is made on (`self.sub.m()`: the classes
+        `__init__` stores in `self.sub`; `Class.m()`, as the index writes a local instance's call)
+        that inherit `fn` as their `m` from a base: `self` is an instance of each there, so the
+        inherited method's `self.check()` runs the subclass's override."""
+        head, _, meth = call.name.rpartition(".")
+        if not head:
+            return []
+        if head.startswith("self.") and head.count(".") == 1:
+            owner = region.dispatch or region.cls
+            classes = self.index.class_attr_kinds(owner.qualname)[2].get(head[5:], ()) if owner else ()
+        else:
+            classes = (region.module.qualify(head),)
+        out = []
+        for qualname in classes:
+            hit = self.index.lookup_class(qualname)
+            found = self.index.method(qualname, meth) if hit is not None else None
+            if found is not None and found[2] is fn and found[1] is not hit[1]:
+                out.append(hit[1])
+        return out
 
     def _local_def(self, region: Region, call: CallRef) -> list[Target]:
         """`helper(x)` in a def nested in a test method, where `helper` is another def of that

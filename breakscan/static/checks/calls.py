@@ -266,8 +266,27 @@ class CallChecks(CallPatternChecks):
             return False
         last = name.rsplit(".", 1)[-1]
         if last in LOGGER_NAMES:
+            if self._project_object(name):
+                return False  # `LOGGER = Logger()` of the project: its `log` is traced like any method
             return name != "logging" or self.info.qualify("logging") == "logging"
         return self.info.module_vars.get(name, "").endswith(("getLogger", "get_logger"))
+
+    def _project_object(self, name: str) -> bool:
+        """Whether `name` (`LOGGER`, `log`, `self.logger`) holds an object of a project class: a
+        module-level `LOGGER = Logger()`, a local instance (TypeEnv.instances), or what
+        `__init__` stores in `self.logger`."""
+        head, _, attr = name.partition(".")
+        if not attr:
+            built = self.env.instances.get(name) if self.env is not None else None
+            if built is None and name in self.info.module_vars:
+                built = self.info.qualify(self.info.module_vars[name])
+            return bool(built) and self.index.lookup_class(built) is not None
+        region = self.region
+        cls = (region.dispatch or region.cls) if region is not None and head == "self" and "." not in attr else None
+        if cls is None:
+            return False
+        _, _, subs = self.index.class_attr_kinds(cls.qualname)
+        return any(self.index.lookup_class(q) is not None for q in subs.get(attr, ()))
 
     def _calls_disabled(self, func: cst.BaseExpression, qual: str) -> bool:
         if self.index.is_disabled(qual):
