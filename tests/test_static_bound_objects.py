@@ -15,6 +15,7 @@ whatever `__init__` stored there first (`None`). A method an object's class inhe
 (`m.update(loss)` for `m` in `self.meters`, `update` defined in `BaseMeter`) runs with `self` of
 that class, so its `self.check(v)` is the subclass's override; a project object named like a
 logger (`LOGGER = Logger()`) is no logging call (no BRK202): its `log` is traced like any method.
+An element of such an attribute (`self.meters["train"].update(loss)`) is one of those objects too.
 """
 
 from __future__ import annotations
@@ -381,6 +382,16 @@ def test_a_project_object_named_like_a_logger_is_no_logging_call(tmp_path):
     assert ("BRK202", 45) not in _flagged(tmp_path, SUBCLASSES)
     with_logging = SUBCLASSES.replace("LOGGER = Logger()", "import logging\nLOGGER = logging.getLogger(__name__)")
     assert ("BRK202", 46) in _flagged(tmp_path / "logging", with_logging)
+
+
+def test_a_method_of_an_element_of_a_self_attribute_is_traced(tmp_path):
+    """`self.named["train"].update(loss)`: an element of the dict `__init__` puts in
+    `self.named` (as `m` of `for m in self.meters`)."""
+    source = SUBCLASSES.replace('        self.meters = [LossMeter(), LossMeter()]',
+                                '        self.meters = {"train": LossMeter()}')
+    source = source.replace('        for m in self.meters:\n            m.update(loss)',
+                            '        self.meters["train"].update(loss)\n')
+    assert ("BRK101", 19) in _flagged(tmp_path, source), source
 
 
 @pytest.mark.dynamic

@@ -1508,6 +1508,11 @@ def call_ref(node: ast.Call) -> CallRef | None:
             return CallRef("self", func.attr, args if any(args) else ())
         if isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super":
             return CallRef("super", func.attr)
+        if isinstance(recv, ast.Subscript) and isinstance(recv.value, ast.Attribute) \
+                and isinstance(recv.value.value, ast.Name) and recv.value.value.id == "self":
+            # `self.meters["train"].update(x)`: a method of what `__init__` put in `self.meters`
+            args = tuple(_passed_name(a) for a in node.args)
+            return CallRef("name", f"self.{recv.value.attr}.{func.attr}", args if any(args) else ())
     name = ast_dotted(func)
     if not name:
         return None
