@@ -16,6 +16,7 @@ whatever `__init__` stored there first (`None`). A method an object's class inhe
 that class, so its `self.check(v)` is the subclass's override; a project object named like a
 logger (`LOGGER = Logger()`) is no logging call (no BRK202): its `log` is traced like any method.
 An element of such an attribute (`self.meters["train"].update(loss)`) is one of those objects too.
+A property of a local instance (`meter.avg`) reads what its getter returns (a tensor: BRK101).
 """
 
 from __future__ import annotations
@@ -400,3 +401,56 @@ def test_a_method_of_an_element_of_a_self_attribute_is_traced(tmp_path):
 def test_dynamo_confirms_a_branch_in_a_subclass_override(tmp_path):
     write_files(tmp_path, {"train.py": SUBCLASSES})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 19)])
+
+
+PROPERTY = '''\
+import torch
+
+
+class AverageMeter:
+    def __init__(self):
+        self.total = torch.zeros(())
+        self.count = 0
+
+    def update(self, v):
+        self.total = self.total + v.detach()
+        self.count = self.count + 1
+
+    @property
+    def avg(self):
+        return self.total / max(self.count, 1)
+
+    @property
+    def name(self):
+        return "loss"
+
+
+@torch.compile(backend="eager")
+def step(x):
+    meter = AverageMeter()
+    loss = (x * 2).sum()
+    meter.update(loss)
+    if meter.name == "loss":
+        loss = loss + 1
+    if meter.avg > 100:
+        loss = loss * 0
+    return loss
+
+
+if __name__ == "__main__":
+    for _ in range(2):
+        step(torch.randn(4))
+'''
+
+
+def test_a_property_of_a_local_instance_reads_its_getter(tmp_path):
+    found = _flagged(tmp_path, PROPERTY)
+    assert ("BRK101", 29) in found and ("BRK101", 27) not in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_on_a_property_of_a_local_instance(tmp_path):
+    write_files(tmp_path, {"train.py": PROPERTY})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 29)])

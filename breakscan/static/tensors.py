@@ -249,7 +249,8 @@ class TypeEnv:
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
                  globals_: Callable[[str], T | None] | None = None,
                  self_sub_classes: dict[str, list[str]] | None = None,
-                 holds_tensor: Callable[[Collection[str], str], bool] | None = None) -> None:
+                 holds_tensor: Callable[[Collection[str], str], bool] | None = None,
+                 properties_of: Callable[[str], frozenset[str]] | None = None) -> None:
         """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
@@ -258,7 +259,9 @@ class TypeEnv:
         submodule attributes, `self_modules`), and
         `holds_tensor(classes, attr)` whether `attr` is a tensor attribute of every one of those
         project classes (ProjectIndex.holds_tensor_attr): `self.sched.timesteps`, and `sched.timesteps`
-        for a local instance (`instances`, set per function scope: name -> qualified class)."""
+        for a local instance (`instances`, set per function scope: name -> qualified class);
+        `properties_of(class)` the property getters of a project class (ProjectIndex.property_names):
+        `meter.avg` of a local instance reads what its getter returns."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
@@ -274,6 +277,7 @@ class TypeEnv:
         self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
         self.self_modules = frozenset(self.self_sub_classes) if parent is None else parent.self_modules
         self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
+        self.properties_of = properties_of if parent is None else parent.properties_of
         # FunctionInfo.local_classes of the walked def, qualified: set on the outermost scope before
         # the walk (call_sites), shared by the scopes inside it (lambdas, comprehensions)
         self.instances: dict[str, str] = {} if parent is None else parent.instances
@@ -575,6 +579,9 @@ class TypeEnv:
                 classes = [found] if isinstance(recv, cst.Name) and (found := self.instance_of(recv.value)) else ()
             if classes and self.holds_tensor(classes, attr):
                 return T.TENSOR  # `self.sched.timesteps`, `sched.timesteps`: a tensor attribute of its class
+            if len(classes) == 1 and self.properties_of is not None and self.returns is not None \
+                    and isinstance(recv, cst.Name) and attr in self.properties_of(classes[0]):
+                return self.returns(cst.Call(func=node), self)  # `meter.avg`: the getter runs, Dynamo inlines it
         recv_kind = self.kind(recv)
         if recv_kind is T.TENSOR_SEQ and attr in ("values", "indices"):
             return T.TENSOR  # `x.max(-1).values`, `torch.topk(x, k).indices`: torch.return_types fields

@@ -625,7 +625,8 @@ class CallSiteInference(CheckBase):
             properties = self.index.property_names(cls.qualname)
         env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_iterates_modules=iterates,
                       self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
-                      globals_=self._global_kind, self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr)
+                      globals_=self._global_kind, self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr,
+                      properties_of=self.index.property_names)
         if isinstance(fn, FunctionInfo):
             env.instances = {name: self.info.qualify(c) for name, c in fn.local_classes.items()}
         elif fn is not None:
