@@ -321,10 +321,7 @@ class SkippedFrames:
             lines = lines_of(key[0])
             span = _def_span(region.function, lines)
             column, end_column, code = _place(lines, span)
-            nearest = min(causes, key=lambda c: (c[0] != key[0], c[1]))
-            where = f"{_short(nearest[0])}:{nearest[1]}"
-            if len(causes) > 1:
-                where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+            where = _cause_text(causes, key[0])
             for rule in rules:
                 suppressed = is_suppressed(rule.id, lines, span.line, span.end_line, rule.gb_ids)
                 out.append(Finding(
@@ -376,10 +373,7 @@ class SkippedFrames:
                 lines = lines_of(path)
                 text = lines[line - 1] if 0 < line <= len(lines) else ""
                 code = text.strip()
-                nearest = min(causes, key=lambda c: (c[0] != path, c[1]))
-                where = f"{_short(nearest[0])}:{nearest[1]}"
-                if len(causes) > 1:
-                    where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+                where = _cause_text(causes, path)
                 column = len(text) - len(text.lstrip()) + 1
                 for rule in rules:
                     suppressed = is_suppressed(rule.id, lines, line, line, rule.gb_ids)
@@ -400,11 +394,12 @@ class SkippedFrames:
         """Whether one of `calls` (made in `region`'s function) breaks at or below it: a project
         function or method, or an object of a project class called (`model(x)` with `model` a
         local instance: its `__call__` or `forward`). Calls it cannot resolve are taken not to."""
-        fn = region.function
+        instances = region.function.local_classes
         for call in calls:
-            if call.kind == "name" and call.name in fn.local_classes:
-                target = self.finder.instance_call(region.module.qualify(fn.local_classes[call.name]))
-                callees = [r for mod, _, f in [target] if (r := self._region(mod, f))] if target else []
+            if call.kind == "name" and call.name in instances:
+                target = self.finder.instance_call(region.module.qualify(instances[call.name]))
+                callee = self._region(target[0], target[2]) if target else None
+                callees = [callee] if callee else []
             else:
                 callees = self._callees(region, [call])
             if any(self.breaks_below(callee) for callee in callees):
@@ -431,10 +426,7 @@ class SkippedFrames:
         column, end_column, code = _place(lines, comp)
         code = " ".join(code.split())
         short = code if len(code) <= 60 else code[:57] + "..."
-        nearest = min(causes, key=lambda s: (s[0] != path, s[1])) if causes else (path, found.line)
-        where = f"{_short(nearest[0])}:{nearest[1]}"
-        if len(causes) > 1:
-            where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+        where = _cause_text(causes or [(path, found.line)], path)
         block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
         suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
         return Finding(
@@ -447,6 +439,16 @@ class SkippedFrames:
             extra={"requires": [f"{p}:{n}" for p, n in causes], "try_line": found.block.line,
                    "skip_block": found.block.kind, **({SUPPRESSED: True} if suppressed else {})},
         )
+
+
+def _cause_text(causes: Collection[Site], path: str) -> str:
+    """The `{cause}` of a message: the nearest break site (in `path` first, then by line), and
+    how many others there are."""
+    nearest = min(causes, key=lambda c: (c[0] != path, c[1]))
+    where = f"{_short(nearest[0])}:{nearest[1]}"
+    if len(causes) > 1:
+        where += f" and {len(causes) - 1} other site{'s' if len(causes) > 2 else ''}"
+    return where
 
 
 def _def_span(fn: FunctionInfo, lines: list[str]) -> Comprehension:

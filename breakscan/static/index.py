@@ -551,14 +551,11 @@ class _Indexer:
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
         bindings: list[ast.AST] = []
         blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, _function_defaults(node))
-        found, fn.rebound = _local_instances(self.info, node, bindings)
-        fn.local_classes = {k: v for k, v in found.items() if not v.startswith(FACTORY_PREFIX)}
-        fn.factory_locals = {k: v[len(FACTORY_PREFIX):] for k, v in found.items() if v.startswith(FACTORY_PREFIX)}
-        if fn.local_classes:
-            fn.calls = [through_local_instance(r, fn.local_classes) if r.kind == "name" else r for r in fn.calls]
-        if found:
-            fn.built_calls = _built_calls(node.body, set(found) - set(fn.params))
-        if fn.local_classes:
+        classes, fn.factory_locals, fn.rebound = _local_instances(self.info, node, bindings)
+        add_instances(fn, classes)
+        if classes or fn.factory_locals:
+            fn.built_calls = _built_calls(node.body, (set(classes) | set(fn.factory_locals)) - set(fn.params))
+        if classes:
             for sub in bindings:
                 if isinstance(sub, ast.Assign) and isinstance(sub.value, ast.Call):
                     note_passed_instances(self.info, sub.value, fn.local_classes)
@@ -1193,6 +1190,28 @@ def instance_spelling(info: ModuleInfo, value: ast.Call) -> str | None:
 _CONTAINER_ARGS = (ast.List, ast.Tuple, ast.Call, ast.Starred)
 
 
+def _class_call_slots(call: ast.Call) -> list[tuple[int | str, ast.expr]] | None:
+    """The arguments of a call of a project-looking class (`Compose(...)`, `mod.Trainer(...)`: a
+    capitalized name) by position or keyword; None for other calls. A starred argument ends the
+    positions that can be told."""
+    func = call.func
+    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
+    if not last[:1].isupper():
+        return None
+    slots: list[tuple[int | str, ast.expr]] = []
+    for i, arg in enumerate(call.args):
+        if type(arg) is ast.Starred:
+            break
+        slots.append((i, arg))
+    return slots + [(k.arg, k.value) for k in call.keywords if k.arg]
+
+
+def _called_class(info: ModuleInfo, call: ast.Call) -> str:
+    """The qualified class a call of `_class_call_slots` builds."""
+    func = call.func
+    return info.qualify(ast_dotted(func) or (func.id if type(func) is ast.Name else func.attr))
+
+
 def note_construction(info: ModuleInfo, call: ast.Call) -> None:
     """Record in `info.constructions` the project-looking classes built inside each argument of a
     class call (`Compose([Flip(), Noise(p=0.1)])`: Compose, 0, (Flip, Noise)), for the
@@ -1200,31 +1219,17 @@ def note_construction(info: ModuleInfo, call: ast.Call) -> None:
     ProjectIndex.class_attr_kinds), and a function of the module (or an imported name) passed
     by name, as "fn:<qualified name>" (`Net(hinge)`: Net, 0, ("fn:train.hinge",)), for the
     functions `__init__` stores to call later (`self.loss_fn = loss_fn`,
-    ProjectIndex.passed_functions). A starred argument ends the positions that can be told."""
-    func = call.func
-    last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
-    if not last[:1].isupper():
-        return
-    slots: list[tuple[int | str, ast.expr]] = []
-    for i, arg in enumerate(call.args):
-        if type(arg) is ast.Starred:
-            break
-        slots.append((i, arg))
-    slots += [(k.arg, k.value) for k in call.keywords if k.arg]
-    name = ""
-    for slot, value in slots:
+    ProjectIndex.passed_functions)."""
+    slots = _class_call_slots(call)
+    for slot, value in slots or ():
         if type(value) is ast.Name and (value.id in info.functions or value.id in info.imports) \
                 and not value.id[:1].isupper():  # `Net(hinge)`: a function the instance may call
-            name = name or info.qualify(ast_dotted(func) or last)
-            info.constructions.append((name, slot, (f"fn:{info.qualify(value.id)}",)))
-            continue
-        if not isinstance(value, _CONTAINER_ARGS):
-            continue
-        built = tuple(dict.fromkeys(c for sub in walk_nodes(value) if type(sub) is ast.Call
-                                    and (c := instance_class(info, sub)) is not None))
-        if built:
-            name = name or info.qualify(ast_dotted(func) or last)
-            info.constructions.append((name, slot, built))
+            info.constructions.append((_called_class(info, call), slot, (f"fn:{info.qualify(value.id)}",)))
+        elif isinstance(value, _CONTAINER_ARGS):
+            built = tuple(dict.fromkeys(c for sub in walk_nodes(value) if type(sub) is ast.Call
+                                        and (c := instance_class(info, sub)) is not None))
+            if built:
+                info.constructions.append((_called_class(info, call), slot, built))
 
 
 def note_passed_instances(info: ModuleInfo, value: ast.Call, instances: dict[str, str]) -> None:
@@ -1233,22 +1238,10 @@ def note_passed_instances(info: ModuleInfo, value: ast.Call, instances: dict[str
     call in `value` (`meter = EMAMeter()`, then `trainer = Trainer(model, meter)`: Trainer, 1,
     (EMAMeter,)), as note_construction records the objects built in the argument itself."""
     for call in walk_nodes(value):
-        if type(call) is not ast.Call:
-            continue
-        func = call.func
-        last = func.id if type(func) is ast.Name else func.attr if type(func) is ast.Attribute else ""
-        if not last[:1].isupper():
-            continue
-        slots: list[tuple[int | str, ast.expr]] = []
-        for i, arg in enumerate(call.args):
-            if type(arg) is ast.Starred:
-                break
-            slots.append((i, arg))
-        slots += [(k.arg, k.value) for k in call.keywords if k.arg]
-        for slot, arg in slots:
+        slots = _class_call_slots(call) if type(call) is ast.Call else None
+        for slot, arg in slots or ():
             if type(arg) is ast.Name and arg.id in instances:
-                info.constructions.append((info.qualify(ast_dotted(func) or last), slot,
-                                           (info.qualify(instances[arg.id]),)))
+                info.constructions.append((_called_class(info, call), slot, (info.qualify(instances[arg.id]),)))
 
 
 def factory_call(info: ModuleInfo, value: ast.Call) -> str:
@@ -1343,13 +1336,17 @@ _NOT_INSTANCE_ANNOTATIONS = frozenset({"Tensor", "Any", "Callable", "Optional", 
                                        "Tuple", "Sequence", "Mapping", "Iterable", "Iterator", "Type"})
 
 
+_FACTORY = "factory:"  # `_local_instances`: a local bound to a call of a function, told apart from a class
+
+
 def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
-                     bindings: list[ast.AST]) -> tuple[dict[str, str], set[str]]:
+                     bindings: list[ast.AST]) -> tuple[dict[str, str], dict[str, str], set[str]]:
     """The locals of a def that hold an instance of a class by how they are bound: a parameter
     annotated with a class (`_annotated_class`) and never rebound, or a name whose every binding
     in the def's own body is `v = Class(...)` of one class (instance_class). Name -> the class as
-    spelled; whether it is a project class is decided where it is read. Also the parameters the
-    body binds again. `bindings`: what _collect_calls found of the body's bindings (the traced
+    spelled; whether it is a project class is decided where it is read. Then the locals whose
+    every binding calls one function (`m = make_meter()`, FunctionInfo.factory_locals: name ->
+    the function as spelled), and the parameters the body binds again. `bindings`: what _collect_calls found of the body's bindings (the traced
     branches, nested defs included: a name a nested def binds counts as bound again)."""
     found: dict[str, str] = {}
     args = node.args
@@ -1366,7 +1363,7 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
                 built[id(sub.targets[0])] = name
             elif type(sub.value.func) is ast.Name and not sub.value.func.id[:1].isupper():
                 # `m = make_meter()`: what the module's factory builds (_factory_instances)
-                built[id(sub.targets[0])] = f"{FACTORY_PREFIX}{sub.value.func.id}"
+                built[id(sub.targets[0])] = f"{_FACTORY}{sub.value.func.id}"
     dropped: set[str] = set()
     for sub in bindings:
         if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Store):
@@ -1375,10 +1372,10 @@ def _local_instances(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunction
                 dropped.add(sub.id)
         elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             dropped.add(sub.name)
-    return {k: v for k, v in found.items() if k not in dropped}, dropped & params
+    kept = {k: v for k, v in found.items() if k not in dropped}
+    return ({k: v for k, v in kept.items() if not v.startswith(_FACTORY)},
+            {k: v[len(_FACTORY):] for k, v in kept.items() if v.startswith(_FACTORY)}, dropped & params)
 
-
-FACTORY_PREFIX = "factory:"  # a local bound to a call of a module function, until _factory_instances
 
 
 def _built_calls(body: list[ast.stmt], names: set[str], bound: dict[str, tuple[int, list]] | None = None
@@ -1433,26 +1430,29 @@ def _factory_instances(info: ModuleInfo) -> None:
             found = info.functions.get(factory)
             if found is not None and found.returned_class:
                 resolved[name] = found.returned_class.removeprefix(own)
-        if resolved:
-            fn.local_classes = {**fn.local_classes, **resolved}
-            fn.calls = [through_local_instance(r, resolved) if r.kind == "name" else r for r in fn.calls]
+        add_instances(fn, resolved)
 
 
-def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
+def spelled_module_instances(info: ModuleInfo) -> dict[str, str]:
+    """The module-level instances (ModuleInfo.global_instances), their classes spelled as the
+    module's code does (`Meter`, not `train.Meter`, which `qualify` would read as
+    `train.train.Meter` beside a `def train`)."""
+    own = f"{info.name}."
+    return {name: cls.removeprefix(own) for name, cls in info.global_instances.items()}
+
+
+def passed_instances(info: ModuleInfo, top_level: list[CallRef], module_instances: dict[str, str]) -> None:
     """A module-level function's parameter that every call of it in this module passes a local
     instance of one class (`meter = Meter()` in `main()` or at module level, then
     `evaluate(model, x, meter)`, also through a compiled alias `fast = torch.compile(evaluate)`)
     holds an instance of that class, unless annotated or bound again in its body: it joins
     FunctionInfo.local_classes and its method calls are recorded as the class's, as
     `through_local_instance` does for the def's own locals (`top_level`: the module-level
-    code's calls of names). Calls in other modules are not seen."""
+    code's calls of names, `module_instances` its instances: spelled_module_instances). Calls in
+    other modules are not seen (links.link_instances)."""
     sites: dict[str, list[dict[str, str | None]]] = {}
     callers = [(fn.local_classes, fn.calls) for _, fn in info.all_functions()]
-    # module-level instances, their classes spelled as the module's code does (`Meter`, not
-    # `train.Meter`, which `qualify` would read as `train.train.Meter` beside a `def train`)
-    own = f"{info.name}."
-    spelled = {name: cls.removeprefix(own) for name, cls in info.global_instances.items()}
-    callers.append((spelled, top_level))
+    callers.append((module_instances, top_level))
     for instances, calls in callers:
         for ref in calls:
             key = info.compiled_aliases.get(ref.name, ref.name)
@@ -1472,9 +1472,15 @@ def passed_instances(info: ModuleInfo, top_level: list[CallRef]) -> None:
             classes = {passed.get(param) for passed in found}
             if len(classes) == 1 and (cls := classes.pop()):
                 added[param] = cls
-        if added:
-            fn.local_classes = {**fn.local_classes, **added}
-            fn.calls = [through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
+        add_instances(fn, added)
+
+
+def add_instances(fn: FunctionInfo, added: dict[str, str]) -> None:
+    """Make the names of `added` (name -> class) local instances of `fn` (FunctionInfo.local_classes)
+    and record their method calls as the class's (`through_local_instance`)."""
+    if added:
+        fn.local_classes = {**fn.local_classes, **added}
+        fn.calls = [through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
 
 
 def through_local_instance(ref: CallRef, local_classes: dict[str, str]) -> CallRef:
@@ -1636,8 +1642,7 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
 
     collect_globals(info, tree, indexer.globals_declared)
     top_level: list[CallRef] = []  # every module-level call of a name, for passed_instances
-    own = f"{info.name}."
-    module_instances = {name: cls.removeprefix(own) for name, cls in info.global_instances.items()}
+    module_instances = spelled_module_instances(info)
     for stmt in tree.body:  # module-level code (defs' bodies: _collect_calls)
         if module_instances and isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
             note_passed_instances(info, stmt.value, module_instances)
@@ -1651,7 +1656,7 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
                         if ref.args or ref.kwargs:
                             info.top_calls.append(ref)
     _factory_instances(info)
-    passed_instances(info, top_level)
+    passed_instances(info, top_level, module_instances)
     info.called_names = frozenset(ref.name.rpartition(".")[2] for ref in chain(
         info.top_calls, *(fn.calls for _, fn in info.all_functions())) if ref.kind == "name" and (ref.args or ref.kwargs))
     return info
@@ -1870,6 +1875,16 @@ class ProjectIndex:
             if slot == param or slot == position:
                 out.update(dict.fromkeys(built))
         return list(out) if functions else [b for b in out if not b.startswith("fn:")]
+
+    def init_bound_functions(self, cls: ClassInfo, bound: str) -> list[str]:
+        """The qualified functions a ClassInfo.callable_attrs entry "arg:__init__:<position>"
+        (`self.loss_fn = loss_fn` in `__init__`) stands for: what the project's calls of `cls`
+        pass there (passed_functions); [] when that is not known."""
+        init = cls.methods.get("__init__")
+        position = int(bound.rpartition(":")[2]) + 1  # after `self`
+        if init is None or position >= len(init.params):
+            return []
+        return self.passed_functions(cls, init.params[position]) or []
 
     def passed_functions(self, cls: ClassInfo, param: str) -> list[str] | None:
         """The qualified functions the project's calls of `cls` pass by name for `__init__`'s

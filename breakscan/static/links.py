@@ -24,7 +24,7 @@ from what each file says.
 
 from __future__ import annotations
 
-from breakscan.static.index import FunctionInfo, ModuleInfo, ProjectIndex, through_local_instance
+from breakscan.static.index import FunctionInfo, ModuleInfo, ProjectIndex, add_instances, spelled_module_instances
 
 
 def link_instances(index: ProjectIndex) -> tuple[tuple[str, str, str, str], ...]:
@@ -60,18 +60,15 @@ def link_instances(index: ProjectIndex) -> tuple[tuple[str, str, str, str], ...]
     links = []
     for info, fn, added in found.values():
         info.unlinked.append((fn, fn.local_classes, fn.calls))
-        fn.local_classes = {**{k: v for k, v in fn.local_classes.items() if k not in added}, **added}
-        fn.calls = [through_local_instance(r, added) if r.kind == "name" else r for r in fn.calls]
+        add_instances(fn, added)
         links += [(info.name, fn.qualname, name, cls) for name, cls in added.items()]
     return tuple(sorted(links))
 
 
 def _instances(info: ModuleInfo, fn: FunctionInfo | None) -> dict[str, str]:
     """The local instances of a def (or, for None, the module-level ones), qualified."""
-    if fn is None:
-        own = f"{info.name}."
-        return {name: info.qualify(cls.removeprefix(own)) for name, cls in info.global_instances.items()}
-    return {name: info.qualify(cls) for name, cls in fn.local_classes.items()}
+    spelled = spelled_module_instances(info) if fn is None else fn.local_classes
+    return {name: info.qualify(cls) for name, cls in spelled.items()}
 
 
 def _scopes(modules: list[ModuleInfo]):

@@ -57,6 +57,11 @@ def compute_regions(index: ProjectIndex, mode: str = "modules", dynamo_config: d
     """The whole region pass over `index` (`mode`: "modules" or "explicit", as `[tool.breakscan]
     regions`; `dynamo_config`: the checked `dynamo-config` table). Raises ValueError for a bad mode."""
     link_instances(index)
+    return _computed(index, mode, dynamo_config)
+
+
+def _computed(index: ProjectIndex, mode: str, dynamo_config: dict | None) -> RegionPass:
+    """compute_regions on an index whose instances are linked already."""
     finder = RegionFinder(index, mode)
     regions = finder.compute()
     resolver = SettingsResolver(finder, regions, dynamo_config)
@@ -197,7 +202,7 @@ class IncrementalRegions:
                 self.reused += 1
                 break
         else:
-            result = compute_regions(index, mode, dynamo_config)
+            result = _computed(index, mode, dynamo_config)  # linked above
             self.computed += 1
         read = set(result.regions) | set(result.finder._skipped)
         self._passes = [_Pass(key, modules, result, read, links), *self._passes][: self.history]

@@ -298,12 +298,8 @@ class RegionFinder:
         out: list[Target] = []
         for bound in self.index.callable_attr((dispatch or cls).qualname, attr):
             if bound.startswith("arg:__init__:"):  # `self.loss_fn = loss_fn`: what `Net(hinge)` passes
-                owner = dispatch or cls
-                init = owner.methods.get("__init__")
-                position = int(bound.rpartition(":")[2]) + 1
-                if init is not None and position < len(init.params):
-                    for qualname in self.index.passed_functions(owner, init.params[position]) or ():
-                        out += self.resolve_name(qualname)
+                for qualname in self.index.init_bound_functions(dispatch or cls, bound):
+                    out += self.resolve_name(qualname)
             elif bound.startswith("arg:"):  # a setter's parameter: the names `self.<setter>(...)` passes
                 _, setter, position = bound.split(":")
                 for caller in (dispatch or cls).methods.values():

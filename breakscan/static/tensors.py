@@ -546,22 +546,8 @@ class TypeEnv:
     def _attribute(self, node: cst.Attribute) -> T:
         attr = node.attr.value
         recv = node.value
-        if isinstance(recv, cst.Name) and recv.value == "self":
-            env: TypeEnv | None = self
-            while env is not None:  # bound to a tensor above in this function (bind)
-                if env._attrs_bound and f"self.{attr}" in env.names:
-                    return env.names[f"self.{attr}"]
-                env = env.parent
-            if attr in self.self_tensors:
-                return T.TENSOR
-            if attr in self.self_modules:
-                return T.MODULE
-            if attr in self.self_scalars or attr == "training":
-                return T.SCALAR
-            if attr in self.self_properties and self.returns is not None:
-                return self.returns(cst.Call(func=node), self)  # the getter runs: Dynamo inlines it
-            return T.UNKNOWN
         if isinstance(recv, cst.Name):
+            # `out.loss`, `self.value` bound above in this function (bind)
             key = None
             env: TypeEnv | None = self
             while env is not None:
@@ -572,6 +558,16 @@ class TypeEnv:
                 if recv.value in env.names:
                     break  # the object is bound here: an attribute bound further out was another's
                 env = env.parent
+        if isinstance(recv, cst.Name) and recv.value == "self":
+            if attr in self.self_tensors:
+                return T.TENSOR
+            if attr in self.self_modules:
+                return T.MODULE
+            if attr in self.self_scalars or attr == "training":
+                return T.SCALAR
+            if attr in self.self_properties and self.returns is not None:
+                return self.returns(cst.Call(func=node), self)  # the getter runs: Dynamo inlines it
+            return T.UNKNOWN
         if self.holds_tensor is not None and (self.instances or self.self_sub_classes):
             if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Name) and recv.value.value == "self":
                 classes = self.self_sub_classes.get(recv.attr.value, ())

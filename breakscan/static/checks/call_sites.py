@@ -1346,14 +1346,11 @@ class CallSiteInference(CheckBase):
         """Whether `self.<attr>(...)` in a method of `cls` calls `target` through a function
         bound to the attribute (ProjectIndex.callable_attr): one named in the class
         (`self.act = gelu_fast`) or passed to `__init__` by the project's calls of the class
-        (`Net(hinge)` for `self.loss_fn = loss_fn`, ProjectIndex.passed_functions)."""
+        (`Net(hinge)` for `self.loss_fn = loss_fn`, ProjectIndex.init_bound_functions)."""
         names: list[str] = []
         for bound in self.index.callable_attr(cls.qualname, attr):
             if bound.startswith("arg:__init__:"):
-                init = cls.methods.get("__init__")
-                position = int(bound.rpartition(":")[2]) + 1
-                if init is not None and position < len(init.params):
-                    names += self.index.passed_functions(cls, init.params[position]) or ()
+                names += self.index.init_bound_functions(cls, bound)
             elif not bound.startswith(("arg:", "self.")):
                 names.append(bound)
         for name in names:
