@@ -454,3 +454,54 @@ def test_a_property_of_a_local_instance_reads_its_getter(tmp_path):
 def test_dynamo_confirms_a_branch_on_a_property_of_a_local_instance(tmp_path):
     write_files(tmp_path, {"train.py": PROPERTY})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 29)])
+
+
+# BRK409 through an inherited method: `update` is BaseMeter's, the break is in LossMeter's
+# `validate` override it calls (the cross-file pass follows `self` of the object's class).
+INHERITED_BUILT = '''\
+import torch
+
+
+class BaseMeter:
+    def __init__(self):
+        self.total = torch.zeros(())
+
+    def update(self, value):
+        self.total = self.total + value.detach()
+        self.validate(value)
+
+    def validate(self, value):
+        pass
+
+
+class LossMeter(BaseMeter):
+    def validate(self, value):
+        print("loss", value)
+
+
+@torch.compile(backend="eager")
+def evaluate(x):
+    meter = LossMeter()
+    loss = (x * 2).sum()
+    meter.update(loss)
+    return loss
+
+
+if __name__ == "__main__":
+    for _ in range(2):
+        evaluate(torch.randn(4))
+'''
+INHERITED_BREAKS = [("BRK201", "train.py", 18), ("BRK409", "train.py", 25)]
+
+
+def test_a_built_object_breaking_in_an_override_of_an_inherited_method(tmp_path):
+    found = _flagged(tmp_path, INHERITED_BUILT)
+    assert {("BRK201", 18), ("BRK409", 25)} <= found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_brk409_through_an_inherited_method(tmp_path):
+    write_files(tmp_path, {"train.py": INHERITED_BUILT})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), INHERITED_BREAKS)

@@ -140,16 +140,18 @@ class SkippedFrames:
 
     def _callees(self, region: Region, calls: list[CallRef]) -> list[Region]:
         """Region functions the `calls` (made in `region`'s function) reach, through the region
-        finder's own call resolution, memoized per distinct call and caller scope."""
+        finder's own call resolution, on the class of `self` there (Region.dispatch: an inherited
+        `update`'s `self.validate()` is the subclass's), memoized per distinct call and caller scope."""
         out: list[Region] = []
+        self_cls = region.dispatch or region.cls
         for kind, name in dict.fromkeys((c.kind, c.name) for c in calls):
             call = CallRef(kind, name)
             scope = region.module.qualify(call.name) if call.kind == "name" else (
-                region.cls.qualname if region.cls is not None else "")
-            key = (call.kind, scope, call.name)
+                self_cls.qualname if self_cls is not None else "")
+            key = (call.kind, scope, call.name, region.cls.qualname if region.cls is not None else "")
             found = self._resolved.get(key)
             if found is None:
-                targets = self.finder.resolve_call(region.module, region.cls, call)
+                targets = self.finder.resolve_call(region.module, region.cls, call, region.dispatch)
                 found = self._resolved[key] = [r for mod, _, fn in targets if (r := self._region(mod, fn))]
             out.extend(found)
         return out
