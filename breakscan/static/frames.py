@@ -58,7 +58,12 @@ CHECK = "try-skipped-comprehension"  # BRK406
 GENERATOR_CHECK = "skipped-frame-generator"  # BRK407
 TRANSFORM_CHECK = "transform-body-fallback"  # BRK417
 BUILT_CHECK = "built-object-method-break"  # BRK409
-CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK)
+COMPREHENSION_CALL_CHECK = "comprehension-call-break"  # BRK410
+CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, COMPREHENSION_CALL_CHECK)
+# Module containers whose iterator is a dict view of their submodules (Dynamo cannot rebuild it)
+MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
+                     "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
+                     "torch.nn.modules.container.ModuleDict"}
 BREAK_KINDS = (Kind.GRAPH_BREAK, Kind.FRAME_FALLBACK)
 CONTEXT_MANAGER_DECORATORS = {"contextlib.contextmanager", "contextlib.asynccontextmanager"}
 
@@ -303,6 +308,7 @@ class SkippedFrames:
                             for rule in by_check[GENERATOR_CHECK]]
         new += self._transform_bodies(by_check[TRANSFORM_CHECK], dropped, lines_of)
         new += self._built_object_breaks(by_check[BUILT_CHECK], dropped, lines_of, paths)
+        new += self._comprehension_call_breaks(by_check[COMPREHENSION_CALL_CHECK], dropped, lines_of, paths)
         if paths is not None:
             new = [f for f in new if f.path in paths]
         return kept, new
@@ -387,6 +393,67 @@ class SkippedFrames:
                         .replace("{cls}", cls.rpartition(".")[2]).replace("{line}", str(bound)),
                         severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
                         chain=region.chain, code=code,
+                        extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
+                               **({SUPPRESSED: True} if suppressed else {})},
+                    ))
+        return out
+
+    def _comprehension_call_breaks(self, rules: list[Rule], dropped: set[Site], lines_of,
+                                   paths: Collection[str] | None) -> list[Finding]:
+        """BRK410 at a comprehension of a region function's own code (index.ComprehensionCalls:
+        over a dict view, a `zip`, or a `ModuleList`/`Sequential`/`ModuleDict` on `self`) whose
+        body calls something that breaks at or below it, with no predicted break written in the
+        comprehension itself. On Python <= 3.11 the comprehension is a function called with its
+        iterator; the break in the call it inlines makes Dynamo break at that call in the
+        enclosing frame and rebuild the iterator, which it cannot ("Reconstruction failure",
+        GB0092); the comprehension's own frame then cannot step it (GB4347 before 2.14, GB9493
+        from 2.14). Measured on 2.13 and 2.15: a break written in the comprehension's own code,
+        or a range, tuple, list or `enumerate` iterator, resumes. Conditional on the breaks
+        below, like BRK406; not where a skipped frame runs the comprehension eagerly (BRK406's)."""
+        out: list[Finding] = []
+        for region in self.regions.values() if rules else ():
+            fn = region.function
+            if not fn.comprehension_calls or fn.occurrence \
+                    or getattr(self.settings.get(region.key), "fullgraph", False):
+                continue
+            path = str(region.module.path)
+            if paths is not None and path not in paths:
+                continue
+            own = [n for p, n in self._direct.get(region.key, ()) if p == path]
+            skipped = [found.eager_from for frame in fn.frames if frame.def_line == fn.def_line
+                       and (found := self.skip(region, frame)) is not None]
+            cls = region.dispatch or region.cls
+            subs = self.index.class_attr_kinds(cls.qualname)[2] if cls is not None else {}
+            for comp in fn.comprehension_calls:
+                span = comp.span
+                if any(span.line >= eager_from for eager_from in skipped) \
+                        or any(span.line <= n <= span.end_line for n in own):
+                    continue
+                if comp.over.startswith("self.") and not MODULE_CONTAINERS & set(subs.get(comp.over[5:], ())):
+                    continue
+                causes: set[Site] = set()
+                for _, call in comp.calls:
+                    for callee in self._callees(region, [call]):
+                        causes |= self.breaks_below(callee)
+                for attr in comp.element_attrs:
+                    for callee in self._layers(region, attr):
+                        causes |= self.breaks_below(callee)
+                causes -= dropped
+                if not causes:
+                    continue
+                lines = lines_of(path)
+                column, end_column, code = _place(lines, span)
+                code = " ".join(code.split())
+                short = code if len(code) <= 60 else code[:57] + "..."
+                where = _cause_text(causes, path)
+                for rule in rules:
+                    suppressed = is_suppressed(rule.id, lines, span.line, span.end_line, rule.gb_ids)
+                    out.append(Finding(
+                        rule_id=rule.id, kind=rule.kind, path=path, line=span.line, column=column,
+                        end_line=span.end_line, end_column=end_column,
+                        message=rule.message.replace("{code}", short).replace("{cause}", where),
+                        severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
+                        chain=region.chain, code=short,
                         extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
                                **({SUPPRESSED: True} if suppressed else {})},
                     ))

@@ -1,0 +1,184 @@
+"""BRK410: a comprehension whose body calls code that breaks the graph, over an iterator Dynamo
+cannot rebuild (Python <= 3.11: the comprehension is a function called with that iterator).
+
+Measured with `breakscan run` on torch 2.13 and 2.15 (Python 3.11): over `d.items()`,
+`.values()`, `.keys()`, `zip(...)`, or an `nn.ModuleList` / `nn.Sequential` / `nn.ModuleDict`
+on `self` (maybe sliced), a break in a submodule or helper the body calls makes Dynamo break at
+the comprehension too (GB0092 "Reconstruction failure", then GB4347 / GB9493 in the
+comprehension's own frame). Over `range`, a tuple, a list or `enumerate`, or with the break
+written in the comprehension's own code, only the callee's own break happens.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from tests.conftest import (
+    assert_dynamo_confirms,
+    break_statuses,
+    requires_torch,
+    rule_lines,
+    run_findings,
+    static_findings,
+    write_files,
+)
+
+pytestmark = pytest.mark.skipif(sys.version_info >= (3, 12), reason="Python 3.12 inlines comprehensions (PEP 709)")
+
+TEMPLATE = '''\
+import torch
+from torch import nn
+
+
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.proj = nn.Linear(8, 8)
+
+    def forward(self, h):
+        out = self.proj(h)
+        if out.sum() > 0:
+            return out
+        return -out
+
+
+def noisy(x, m):
+    y = m(x)
+    print("y", y.shape)
+    return y
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(8, 8)
+        self.by_name = nn.ModuleDict({"a": Head(), "b": Head()})
+        self.heads = nn.ModuleList([Head(), Head()])
+        self.seq = nn.Sequential(Head(), Head())
+        self.plain = [Head(), Head()]
+
+    def forward(self, x):
+        x = self.lin(x)
+        {setup}
+        outs = {comprehension}
+        return x + sum(outs.values() if isinstance(outs, dict) else outs)
+
+
+model = torch.compile(Net(){options})
+for _ in range(2):
+    model(torch.randn(2, 8))
+'''
+LINE = 35  # the comprehension's line
+HEAD_BREAK = ("BRK101", 12)
+
+BREAKING = {
+    "module_dict_items": "{k: m(x) for k, m in self.by_name.items()}",
+    "module_dict_values": "[m(x) for m in self.by_name.values()]",
+    "module_dict_keys": "[self.by_name[k](x) for k in self.by_name.keys()]",
+    "module_list": "[m(x) for m in self.heads]",
+    "sliced_module_list": "[m(x) for m in self.heads[:2]]",
+    "sequential": "[m(x) for m in self.seq]",
+    "zip_with_module_list": "[m(x) + y for m, y in zip(self.heads, [x, x])]",
+    "local_dict_items": "{k: self.heads[0](v) for k, v in inputs.items()}",
+    "helper_in_body": "[noisy(x, m) for m in self.heads]",
+    "call_in_filter": "[x * 2 for m in self.heads if m(x).shape[0] > 0]",
+}
+RESUMING = {
+    "range": "[self.heads[i](x) for i in range(2)]",
+    "enumerate": "[m(x) * i for i, m in enumerate(self.heads)]",
+    "tuple": "[m(x) for m in (self.heads[0], self.heads[1])]",
+    "local_list": "[self.heads[0](t) for t in inputs_list]",
+    "plain_list_attribute": "[m(x) for m in self.plain]",
+    "break_in_own_code": "[m(x).sum().item() * x for m in self.heads]",
+    "reversed": "[m(x) for m in reversed(self.heads)]",
+}
+SETUP = "inputs = {'a': x, 'b': x * 2}; inputs_list = [x, x * 2]"
+
+
+def _script(comprehension: str, options: str = "") -> str:
+    return TEMPLATE.replace("{setup}", SETUP).replace("{comprehension}", comprehension).replace("{options}", options)
+
+
+@pytest.mark.parametrize("name", sorted(BREAKING))
+def test_a_call_that_breaks_in_a_comprehension_over_an_iterator_dynamo_cannot_rebuild(tmp_path, name):
+    found = rule_lines(static_findings(tmp_path, {"train.py": _script(BREAKING[name])}))
+    assert {HEAD_BREAK, ("BRK410", LINE)} <= found, found
+
+
+@pytest.mark.parametrize("name", sorted(RESUMING))
+def test_no_finding_where_dynamo_rebuilds_the_iterator_or_the_break_is_the_comprehensions_own(tmp_path, name):
+    found = rule_lines(static_findings(tmp_path, {"train.py": _script(RESUMING[name])}))
+    assert ("BRK410", LINE) not in found, found
+
+
+def test_no_finding_under_fullgraph(tmp_path):
+    source = _script(BREAKING["module_list"], options=", fullgraph=True")
+    assert ("BRK410", LINE) not in rule_lines(static_findings(tmp_path, {"train.py": source}))
+
+
+def test_no_finding_when_nothing_the_body_calls_breaks(tmp_path):
+    source = _script(BREAKING["module_list"]).replace("        if out.sum() > 0:\n            return out\n", "")
+    found = rule_lines(static_findings(tmp_path, {"train.py": source}))
+    assert not {r for r, _ in found if r in ("BRK410", "BRK101")}, found
+
+
+FUNCTION = '''\
+import torch
+
+
+def encode(v):
+    if v.mean() > 0:
+        return v * 2
+    return v
+
+
+@torch.compile(backend="eager")
+def step(batch):
+    feats = {k: encode(v) for k, v in batch.items()}
+    return sum(feats.values())
+
+
+if __name__ == "__main__":
+    for _ in range(2):
+        step({"a": torch.randn(4), "b": torch.randn(4)})
+'''
+
+
+def test_a_compiled_function_iterating_a_dict_passed_in(tmp_path):
+    found = rule_lines(static_findings(tmp_path, {"train.py": FUNCTION}))
+    assert {("BRK101", 5), ("BRK410", 12)} <= found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+@pytest.mark.parametrize("name", ["module_dict_items", "module_list", "zip_with_module_list", "local_dict_items",
+                                  "helper_in_body"])
+def test_dynamo_confirms_brk410(tmp_path, name):
+    write_files(tmp_path, {"train.py": _script(BREAKING[name])})
+    expected = [("BRK101", "train.py", 12), ("BRK410", "train.py", LINE)]
+    if name == "helper_in_body":
+        expected.append(("BRK201", "train.py", 19))
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), expected)
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+@pytest.mark.parametrize("name", ["enumerate", "plain_list_attribute", "break_in_own_code"])
+def test_dynamo_resumes_where_brk410_stays_quiet(tmp_path, name):
+    write_files(tmp_path, {"train.py": _script(RESUMING[name])})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert not {f for f in found if f[2] == LINE and f[0] != "BRK102"}, found
+    assert_dynamo_confirms(found, [] if name == "break_in_own_code" else [("BRK101", "train.py", 12)])
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_brk410_in_a_compiled_function(tmp_path):
+    write_files(tmp_path, {"train.py": FUNCTION})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")),
+                           [("BRK101", "train.py", 5), ("BRK410", "train.py", 12)])
