@@ -16,7 +16,10 @@ whatever `__init__` stored there first (`None`). A method an object's class inhe
 that class, so its `self.check(v)` is the subclass's override; a project object named like a
 logger (`LOGGER = Logger()`) is no logging call (no BRK202): its `log` is traced like any method.
 An element of such an attribute (`self.meters["train"].update(loss)`) is one of those objects too.
-A property of a local instance (`meter.avg`) reads what its getter returns (a tensor: BRK101).
+A property of a local instance (`meter.avg`) reads what its getter returns (a tensor: BRK101),
+and so does one of an object kept on `self` or of an element of a container attribute
+(`self.tracker.mean`, `self.by_split["train"].mean`). A method called on a loop variable over a
+`self` attribute (`m.update(loss)` for `m` in `self.meters`) that breaks skips the frame.
 """
 
 from __future__ import annotations
@@ -382,6 +385,9 @@ def test_an_inherited_method_calls_the_subclass_override(tmp_path):
 def test_a_project_object_named_like_a_logger_is_no_logging_call(tmp_path):
     assert ("BRK202", 45) not in _flagged(tmp_path, SUBCLASSES)
     with_logging = SUBCLASSES.replace("LOGGER = Logger()", "import logging\nLOGGER = logging.getLogger(__name__)")
+    # no break in the loop above it, which would skip the frame (the call then runs eagerly)
+    with_logging = with_logging.replace("        if v.isnan():\n            self.total.zero_()",
+                                        "        v = v + 0\n        self.total.zero_()")
     assert ("BRK202", 46) in _flagged(tmp_path / "logging", with_logging)
 
 
@@ -505,3 +511,129 @@ def test_a_built_object_breaking_in_an_override_of_an_inherited_method(tmp_path)
 def test_dynamo_confirms_brk409_through_an_inherited_method(tmp_path):
     write_files(tmp_path, {"train.py": INHERITED_BUILT})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), INHERITED_BREAKS)
+
+
+# A property of an object `__init__` keeps on `self` (`self.tracker.mean`) or of an element of a
+# container attribute (`self.by_split["train"].mean`): the getter runs, Dynamo inlines it.
+PROPERTY_ON_SELF = '''\
+import torch
+import torch.nn as nn
+
+
+class RunningLoss:
+    def __init__(self):
+        self.total = torch.zeros(())
+        self.count = torch.zeros(())
+
+    def update(self, v):
+        self.total = self.total + v.detach()
+        self.count = self.count + 1
+
+    @property
+    def mean(self):
+        return self.total / self.count.clamp(min=1)
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.tracker = RunningLoss()
+        self.by_split = {"train": RunningLoss(), "val": RunningLoss()}
+
+    def forward(self, x):
+        out = self.fc(x)
+        loss = out.pow(2).mean()
+        self.tracker.update(loss)
+        self.by_split["train"].update(loss)
+        if self.tracker.mean > 100:
+            out = out * 0
+        if self.by_split["train"].mean > 50:
+            out = out * 0.5
+        return out
+
+
+def main():
+    model = torch.compile(Model(), backend="eager")
+    for _ in range(2):
+        model(torch.randn(2, 4))
+
+
+if __name__ == "__main__":
+    main()
+'''
+PROPERTY_ON_SELF_BREAKS = [("BRK101", "train.py", 31), ("BRK101", "train.py", 33)]
+
+
+def test_a_property_of_an_object_kept_on_self_reads_its_getter(tmp_path):
+    found = _flagged(tmp_path, PROPERTY_ON_SELF)
+    assert {("BRK101", 31), ("BRK101", 33)} <= found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_a_branch_on_a_property_of_an_object_kept_on_self(tmp_path):
+    write_files(tmp_path, {"train.py": PROPERTY_ON_SELF})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), PROPERTY_ON_SELF_BREAKS)
+
+
+# A method of a loop variable over a `self` attribute (`m.update(loss)` for `m` in `self.meters`)
+# that breaks inside the loop skips the frame: the branch after the loop runs eagerly.
+METHOD_OF_LOOP_VARIABLE = '''\
+import torch
+import torch.nn as nn
+
+
+class Meter:
+    def __init__(self):
+        self.total = torch.zeros(())
+
+    def update(self, v):
+        self.total = self.total + v.detach()
+        if v.isnan():
+            raise RuntimeError("nan loss")
+
+    @property
+    def avg(self):
+        return self.total / 2
+
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.meters = [Meter(), Meter()]
+
+    def forward(self, x):
+        out = self.fc(x)
+        loss = out.pow(2).mean()
+        for m in self.meters:
+            m.update(loss)
+        if self.meters[0].avg > 100:
+            out = out * 0
+        return out
+
+
+def main():
+    model = torch.compile(Model(), backend="eager")
+    for _ in range(2):
+        model(torch.randn(2, 4))
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_break_in_a_method_called_on_a_loop_variable_skips_the_frame(tmp_path):
+    found = _flagged(tmp_path, METHOD_OF_LOOP_VARIABLE)
+    assert ("BRK101", 11) in found and ("BRK101", 30) not in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_skips_the_frame_after_a_break_in_a_method_of_a_loop_variable(tmp_path):
+    write_files(tmp_path, {"train.py": METHOD_OF_LOOP_VARIABLE})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK101", "train.py", 11)])

@@ -995,6 +995,10 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         _note_exclusive_arms(blocks, [n for n in own if isinstance(n, ast.If)])
         frame = DefFrame(fn.lineno, fn.end_lineno or fn.lineno, blocks)
         held: set[str] | None = None  # the def's locals holding tensors, worked out on first need
+        loop_attrs: dict[str, str] = {}  # `m.update(x)` for `m` in `self.meters`: a method of its elements
+        for sub in own:
+            if isinstance(sub, (ast.For, ast.AsyncFor)):
+                _note_loop_target(sub, loop_attrs)
         for sub in own:
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
@@ -1014,6 +1018,8 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
                     sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno, sub.end_col_offset or 0, traced))
             elif isinstance(sub, ast.Call):
                 if (ref := call_ref(sub)) is not None:
+                    if loop_attrs and ref.kind == "name":
+                        ref = _through_loop_target(ref, loop_attrs)
                     frame.calls.append((sub.lineno, ref))
                 if isinstance(sub.func, ast.Name) and sub.func.id in outer_params:
                     frame.param_lines.append(sub.lineno)

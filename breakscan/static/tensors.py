@@ -30,6 +30,11 @@ class T(Enum):
     # of it reads its value and breaks (measured on 2.13 and 2.15). Not TENSORISH: checks opt in.
     FOLDED = "folded"
     SCALAR = "scalar"  # a plain Python value
+    # A number from `random` that Dynamo traces into a 0-dim tensor (TRACED_RANDOM): a branch on it,
+    # a slice bound or `int()` reads its value and breaks; arithmetic with a tensor stays in the
+    # graph, with a Python number it makes the frame fall back (GB0213, BRK264); a size or fill
+    # argument takes it (measured on 2.13 and 2.15). Not TENSORISH: checks opt in.
+    RANDOM = "random"
     # A member of a project enum class that derives from `str` (`class Weight(str, Enum)`): a
     # `str` method called on it is not traced (GB0156, measured on 2.13 and 2.15); `==` and
     # `.value` are.
@@ -156,6 +161,10 @@ NUMPY_ARRAY_FUNCS = {
     "floor_divide", "mod", "remainder", "sign", "all", "any", "count_nonzero", "sort", "argsort",
     "flip", "roll", "triu", "tril", "einsum", "pad", "diff", "cross", "bincount", "searchsorted",
 }
+# `random` calls Dynamo traces into a 0-dim tensor (a branch on the value breaks, GB0170; a slice
+# bound reads it, GB0124; arithmetic stays in the graph), measured on 2.13 and 2.15 where no rule
+# breaks at the call (BRK205 does for `random.random()` before 2.14).
+TRACED_RANDOM = {"random.random", "random.randint", "random.uniform", "random.randrange"}
 # Receivers whose attributes are configuration values (Python scalars, strings, lists).
 CONFIG_NAMES = {"config", "cfg", "hparams"}
 PY_SHAPE_BUILTINS = {"len"}
@@ -175,6 +184,20 @@ def _unquoted(ann: cst.BaseExpression | None) -> cst.BaseExpression | None:
             except cst.ParserSyntaxError:
                 return None
     return ann
+
+
+def self_attribute(node: cst.BaseExpression) -> str:
+    """`attr` of `self.attr`, else ""."""
+    if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name) and node.value.value == "self":
+        return node.attr.value
+    return ""
+
+
+def element_classes(held: Collection[str]) -> list[str]:
+    """The project classes among what `__init__` stores in a container attribute (ClassInfo.submodules:
+    `{"train": LossMeter()}`, `nn.ModuleList([Block(), Block()])`), each once: an element's classes.
+    Torch's classes and builtins (`dict`, the container itself) are not elements."""
+    return [c for c in dict.fromkeys(held) if "." in c and not c.startswith("torch.")]
 
 
 def is_super_call(node: cst.BaseExpression) -> bool:
@@ -250,7 +273,8 @@ class TypeEnv:
                  globals_: Callable[[str], T | None] | None = None,
                  self_sub_classes: dict[str, list[str]] | None = None,
                  holds_tensor: Callable[[Collection[str], str], bool] | None = None,
-                 properties_of: Callable[[str], frozenset[str]] | None = None) -> None:
+                 properties_of: Callable[[str], frozenset[str]] | None = None,
+                 traced_random: Callable[[str], bool] | None = None) -> None:
         """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
@@ -261,7 +285,9 @@ class TypeEnv:
         project classes (ProjectIndex.holds_tensor_attr): `self.sched.timesteps`, and `sched.timesteps`
         for a local instance (`instances`, set per function scope: name -> qualified class);
         `properties_of(class)` the property getters of a project class (ProjectIndex.property_names):
-        `meter.avg` of a local instance reads what its getter returns."""
+        `meter.avg` of a local instance reads what its getter returns;
+        `traced_random(qualname)` whether Dynamo traces that `random` call (TRACED_RANDOM) into a
+        tensor on the target torch (no active rule breaks at the call: `random.random()` from 2.14)."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
@@ -274,6 +300,7 @@ class TypeEnv:
         self.returns = returns if parent is None else parent.returns
         self.tuple_returns = tuple_returns if parent is None else parent.tuple_returns
         self.globals_ = globals_ if parent is None else parent.globals_
+        self.traced_random = traced_random if parent is None else parent.traced_random
         self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
         self.self_modules = frozenset(self.self_sub_classes) if parent is None else parent.self_modules
         self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
@@ -432,8 +459,9 @@ class TypeEnv:
 
     def reads_as_tensor(self, node: cst.BaseExpression) -> bool:
         """Whether reading `node`'s value (a branch, a slice bound, `range()`, `int()`) reads a
-        tensor: `is_tensor`, or a FOLDED 0-dim tensor torch math made from Python numbers."""
-        return self.kind(node) in (*TENSORISH, T.FOLDED)
+        tensor: `is_tensor`, a FOLDED 0-dim tensor torch math made from Python numbers, or a
+        RANDOM number Dynamo traced from `random`."""
+        return self.kind(node) in (*TENSORISH, T.FOLDED, T.RANDOM)
 
     def _kind(self, node: cst.BaseExpression) -> T:
         if isinstance(node, cst.Name):
@@ -571,12 +599,14 @@ class TypeEnv:
         if self.holds_tensor is not None and (self.instances or self.self_sub_classes):
             if isinstance(recv, cst.Attribute) and isinstance(recv.value, cst.Name) and recv.value.value == "self":
                 classes = self.self_sub_classes.get(recv.attr.value, ())
+            elif isinstance(recv, cst.Subscript) and (held := self_attribute(recv.value)):
+                classes = element_classes(self.self_sub_classes.get(held, ()))  # `self.meters["train"]`
             else:
                 classes = [found] if isinstance(recv, cst.Name) and (found := self.instance_of(recv.value)) else ()
             if classes and self.holds_tensor(classes, attr):
                 return T.TENSOR  # `self.sched.timesteps`, `sched.timesteps`: a tensor attribute of its class
             if len(classes) == 1 and self.properties_of is not None and self.returns is not None \
-                    and isinstance(recv, cst.Name) and attr in self.properties_of(classes[0]):
+                    and attr in self.properties_of(classes[0]):
                 return self.returns(cst.Call(func=node), self)  # `meter.avg`: the getter runs, Dynamo inlines it
         recv_kind = self.kind(recv)
         if recv_kind is T.TENSOR_SEQ and attr in ("values", "indices"):
@@ -651,6 +681,8 @@ class TypeEnv:
         qual = self.info.qualify(name)
         if qual.startswith("numpy."):
             return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
+        if qual in TRACED_RANDOM and self.traced_random is not None and self.traced_random(qual):
+            return T.RANDOM  # `k = random.randint(0, 3)`: `if k == 0:` breaks (GB0170), `h[:, :k]` too (GB0124)
         if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
             kind = self.returns(node, self)
             if kind is not T.UNKNOWN:
@@ -783,6 +815,8 @@ class TypeEnv:
                 a is T.BOOL_TENSOR or b is T.BOOL_TENSOR):
                 return T.BOOL_TENSOR
             return T.TENSOR
+        if T.RANDOM in (a, b):
+            return T.UNKNOWN  # `random.uniform(0, 1) * 2.0`: the frame falls back there (BRK264)
         if T.FOLDED in (a, b) and {a, b} <= {T.FOLDED, T.SHAPE, T.SCALAR}:
             return T.FOLDED  # `torch.div(n, w) - 1`
         if T.SHAPE in (a, b) and {a, b} <= {T.SHAPE, T.SCALAR}:
@@ -800,6 +834,8 @@ class TypeEnv:
             return T.BOOL_TENSOR
         if T.FOLDED in kinds and all(k in (T.SCALAR, T.SHAPE, T.FOLDED) for k in kinds):
             return T.FOLDED  # `torch.div(n, w) > 1`: a 0-dim bool tensor
+        if T.RANDOM in kinds and all(k in (T.SCALAR, T.SHAPE, T.RANDOM) for k in kinds):
+            return T.RANDOM  # `random.random() < p`: a traced comparison, a branch on it breaks
         return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
 
     def _subscript(self, node: cst.Subscript) -> T:

@@ -20,7 +20,16 @@ from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T, TypeEnv, annotation_elements, annotation_kind, target_names
+from breakscan.static.tensors import (
+    TENSORISH,
+    T,
+    TypeEnv,
+    annotation_elements,
+    annotation_kind,
+    element_classes,
+    self_attribute,
+    target_names,
+)
 from breakscan.static.walk import iter_nodes, walk
 
 _DECIDING = re.compile(r"[<>]|[=!]=|\b(?:if|while|in)\b|\b(?:int|float|bool|range)\(")
@@ -133,6 +142,74 @@ def derived_names(node: cst.FunctionDef, name: str) -> set[str]:
                 found |= stored
                 grew = True
     return found
+
+
+def module_numbers(module: cst.Module | None) -> set[str]:
+    """Names the module-level code (its `if`, `for`, `while`, `with` and `try` bodies included;
+    not defs or classes) binds only to Python numbers: a `for` target over `range(...)` (or the
+    index of `enumerate(...)`), a number literal, an augmented assignment of a number literal
+    (`for step in range(n): train_step(x, step)`, `step = 0` then `step += 1`). A script's loop
+    counter passed to a compiled function is an int, not a tensor."""
+    if module is None:
+        return set()
+    numbers: dict[str, bool] = {}
+
+    def note(target: cst.BaseExpression, is_number: bool) -> None:
+        if isinstance(target, cst.Name):
+            numbers[target.value] = numbers.get(target.value, True) and is_number
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                note(element.value, False)
+
+    def number(expr: cst.BaseExpression) -> bool:
+        if isinstance(expr, cst.UnaryOperation) and isinstance(expr.operator, cst.Minus):
+            expr = expr.expression
+        return isinstance(expr, (cst.Integer, cst.Float))
+
+    todo: list[cst.CSTNode] = list(module.body)
+    while todo:
+        stmt = todo.pop()
+        if isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+            numbers[stmt.name.value] = False
+            continue
+        if isinstance(stmt, cst.For):
+            it, target = stmt.iter, stmt.target
+            counter = isinstance(it, cst.Call) and dotted_name(it.func) == "range"
+            if isinstance(it, cst.Call) and dotted_name(it.func) == "enumerate" and isinstance(target, cst.Tuple) \
+                    and len(target.elements) == 2:
+                note(target.elements[0].value, True)
+                note(target.elements[1].value, False)
+            else:
+                note(target, counter)
+        elif isinstance(stmt, cst.SimpleStatementLine):
+            for small in stmt.body:
+                if isinstance(small, cst.Assign):
+                    for t in small.targets:
+                        note(t.target, number(small.value))
+                elif isinstance(small, (cst.AnnAssign, cst.AugAssign)):
+                    note(small.target, small.value is not None and number(small.value))
+                elif isinstance(small, (cst.Import, cst.ImportFrom)) and not isinstance(small.names, cst.ImportStar):
+                    for alias in small.names:
+                        bound = alias.asname.name if alias.asname is not None else alias.name
+                        if isinstance(bound, cst.Name):
+                            numbers[bound.value] = False
+            continue
+        elif isinstance(stmt, cst.With):
+            for item in stmt.items:
+                if item.asname is not None:
+                    note(item.asname.name, False)
+        for block in (getattr(stmt, "body", None), getattr(stmt, "orelse", None), getattr(stmt, "finalbody", None)):
+            while isinstance(block, (cst.Else, cst.If, cst.Finally)):  # `elif` chains, `else:` blocks
+                if isinstance(block, cst.If):
+                    todo.append(block)
+                    block = None
+                    break
+                block = block.body
+            if isinstance(block, cst.IndentedBlock):
+                todo.extend(block.body)
+        for handler in getattr(stmt, "handlers", ()):
+            todo.extend(handler.body.body)
+    return {name for name, ok in numbers.items() if ok}
 
 
 def _is_private(name: str) -> bool:
@@ -626,12 +703,17 @@ class CallSiteInference(CheckBase):
         env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_iterates_modules=iterates,
                       self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
                       globals_=self._global_kind, self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr,
-                      properties_of=self.index.property_names)
+                      properties_of=self.index.property_names, traced_random=self._traced_random)
         if isinstance(fn, FunctionInfo):
             env.instances = {name: self.info.qualify(c) for name, c in fn.local_classes.items()}
         elif fn is not None:
             env.instances = self._def_instances(fn)
         return env
+
+    def _traced_random(self, qualname: str) -> bool:
+        """Whether Dynamo traces the `random` call `qualname` into a tensor: no active rule
+        breaks at it (BRK205 does for `random.random()` before 2.14)."""
+        return not self.rules.rules_for_call(qualname)
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind), or of a
@@ -661,6 +743,10 @@ class CallSiteInference(CheckBase):
         elif isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) \
                 and receiver.value.value == "self" and cls is not None:
             classes = self.index.class_attr_kinds(cls.qualname)[2].get(receiver.attr.value, ())
+            found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
+        elif isinstance(receiver, cst.Subscript) and cls is not None and (held := self_attribute(receiver.value)):
+            # `self.meters["train"].m(x)`: a method of the one project class of its elements
+            classes = element_classes(self.index.class_attr_kinds(cls.qualname)[2].get(held, ()))
             found = self.index.method(classes[0], func.attr.value) if len(classes) == 1 else None
         elif isinstance(receiver, cst.Name) and self.env is not None \
                 and (built := self.env.instance_of(receiver.value)):
@@ -1181,7 +1267,9 @@ class CallSiteInference(CheckBase):
             if caller is None:
                 if not isinstance(call, cst.Call) or any(a.star for a in call.args):
                     return None
-                module_env = module_env or self._class_env(None)
+                if module_env is None:
+                    module_env = self._class_env(None)
+                    module_env.names.update(dict.fromkeys(module_numbers(self.module_tree), T.SCALAR))
                 args = [(a.keyword.value if a.keyword is not None else None, module_env.kind(a.value))
                         for a in call.args]
             else:

@@ -217,9 +217,18 @@ class OperatorChecks(CheckBase):
                     return True
         return False
 
+    def _math_constant(self, node: cst.BaseExpression) -> bool:
+        """`math.pi`, `math.e`, `math.tau`, `math.inf`: a Python float."""
+        name = dotted_name(node) if isinstance(node, cst.Attribute) else None
+        return name is not None and self.info.qualify(name) in ("math.pi", "math.e", "math.tau", "math.inf")
+
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if self.region is not None:
             self._data_ptr_operands([node.left, node.right])
+        if self.region is not None and self.env is not None:
+            kinds = {T.SCALAR if self._math_constant(side) else self.env.kind(side) for side in (node.left, node.right)}
+            if T.RANDOM in kinds and kinds <= {T.RANDOM, T.SCALAR, T.SHAPE}:
+                self._emit_check("random-number-arithmetic", node)  # BRK264: `random.uniform(a, b) * 2.0`
         if self.region is not None and self.env is not None and self._scalar_params and self._scalar_params[-1]:
             for a, b in ((node.left, node.right), (node.right, node.left)):
                 if isinstance(a, cst.Name) and a.value in self._scalar_params[-1] and self.env.is_tensor(b):
@@ -239,7 +248,7 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Comparison": ("scalar-argument", "tensor-sequence-compare", "data-ptr-use", "torch-function-introspection",
                          "tensor-membership"),
     "visit_Subscript": ("mask-index", "tensor-slice-bound", "zero-dim-tensor-index", "sequence-tensor-index"),
-    "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use"),
+    "visit_BinaryOperation": ("scalar-argument", "tensor-percent-format", "data-ptr-use", "random-number-arithmetic"),
 }
 
 
