@@ -234,3 +234,44 @@ def test_arithmetic_between_a_random_number_and_a_python_number(tmp_path):
 def test_dynamo_confirms_the_frame_falls_back_at_random_number_arithmetic(tmp_path):
     write_files(tmp_path, {"train.py": RANDOM_ARITHMETIC})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")), [("BRK264", "train.py", 13)])
+
+
+GENERATE = '''\
+import torch
+
+
+@torch.compile
+def generate(logits, steps=4, temperature=1.0):
+    out = []
+    for _ in range(steps):
+        probs = torch.softmax(logits / temperature, dim=-1)
+        out.append(probs.argmax(-1))
+    return torch.stack(out)
+
+
+CALLS
+'''
+
+
+@pytest.mark.parametrize("calls, flagged", [
+    ("generate(torch.randn(2, 5))\ngenerate(torch.randn(2, 5))", False),  # the default every time
+    ("generate(torch.randn(2, 5), temperature=1.0)\ngenerate(torch.randn(2, 5), 4, 1.0)", False),
+    ("generate(torch.randn(2, 5), temperature=0.7)\ngenerate(torch.randn(2, 5))", True),  # 0.7, then 1.0
+    ("for t in (0.5, 1.0):\n    generate(torch.randn(2, 5), temperature=t)", True),  # not a literal
+])
+def test_a_number_parameter_every_call_gives_one_value_does_not_recompile(tmp_path, calls, flagged):
+    found = rule_lines(static_findings(tmp_path, {"train.py": GENERATE.replace("CALLS", calls)}))
+    assert (("BRK502", 8) in found) is flagged, found
+
+
+@pytest.mark.dynamic
+@requires_torch
+def test_dynamo_recompiles_only_where_the_calls_give_two_values(tmp_path):
+    once = GENERATE.replace("CALLS", "generate(torch.randn(2, 5))\ngenerate(torch.randn(2, 5))")
+    twice = GENERATE.replace("CALLS", "generate(torch.randn(2, 5), temperature=0.7)\ngenerate(torch.randn(2, 5))")
+    write_files(tmp_path / "once", {"train.py": once})
+    write_files(tmp_path / "twice", {"train.py": twice})
+    quiet = run_findings(tmp_path / "once", "train.py")
+    assert not [f for f in quiet if f["kind"] == "recompile"], quiet
+    loud = run_findings(tmp_path / "twice", "train.py")
+    assert [f for f in loud if f["rule_id"] == "BRK502" and f["status"] == "confirmed"], loud

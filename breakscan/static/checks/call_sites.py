@@ -68,6 +68,35 @@ def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | Non
     return varying
 
 
+def _fixed_params(node: cst.FunctionDef, sites: list) -> set[str]:
+    """The parameters of `node` that each call `(call, caller)` of `sites` (at least one, all of
+    them plain calls) leaves to its number default or passes the same number literal: one value
+    at every call, so Dynamo specializes once and never recompiles on them (`generate(model, idx)`
+    with `temperature=1.0`)."""
+    params = [p for p in (*node.params.posonly_params, *node.params.params)]
+    positional = [p.name.value for p in params]
+    defaults = {p.name.value: p.default for p in (*params, *node.params.kwonly_params)}
+    values: dict[str, set[str]] = {name: set() for name in defaults}
+    calls = [call for call, _ in sites]
+    if not calls or not all(isinstance(c, cst.Call) for c in calls):
+        return set()
+    for call in calls:
+        passed: set[str] = set()
+        for i, arg in enumerate(call.args):
+            if arg.star:  # `*args` / `**kwargs`: what it passes is not known
+                return set()
+            name = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
+            if name not in values:
+                continue
+            passed.add(name)
+            value = arg.value
+            values[name].add(value.value if isinstance(value, (cst.Integer, cst.Float)) else f"?{id(value)}")
+        for name, default in defaults.items():
+            if name not in passed:
+                values[name].add(default.value if isinstance(default, (cst.Integer, cst.Float)) else "?")
+    return {name for name, seen in values.items() if len(seen) == 1 and not next(iter(seen)).startswith("?")}
+
+
 def _counter_names(scope: cst.CSTNode) -> set[str]:
     """Names a scope re-binds as it goes: `for` targets (tuple elements too) and augmented
     assignments (a module: outside its defs and classes, whose names are their own)."""
@@ -663,6 +692,7 @@ class CallSiteInference(CheckBase):
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
         self._root_varying: dict[str, frozenset[str]] = {}  # compiled function -> root_varying_params
+        self._root_fixed: dict[str, frozenset[str]] = {}  # compiled function -> root_fixed_params
         self._imported_varying: dict[str, set[str]] = {}  # compiled function -> _varying_params in importers
         self._source_lines: list[str] | None = None  # the module's lines, for _decides_on
         self._forward_varying: dict[str, frozenset[str]] = {}  # class -> forward_varying_params
@@ -1107,6 +1137,8 @@ class CallSiteInference(CheckBase):
         self._root_kinds[qualname] = _values_not_objects(node, joined, found)
         if "." not in qualname:
             scalars = {name for name, kind in self._root_kinds[qualname].items() if kind is T.SCALAR}
+            if not self.index.importers(self.info.name):  # every call is in this module
+                self._root_fixed[qualname] = frozenset(_fixed_params(node, finder.sites.get(qualname, [])))
             varying = _varying_params(node, finder.sites.get(qualname, []), self.module_tree)
             self._root_varying[qualname] = frozenset(scalars & (varying | self._imported_varying.get(qualname, set())))
         return self._root_kinds[qualname]
@@ -1185,6 +1217,13 @@ class CallSiteInference(CheckBase):
         specializes on the first value and recompiles (BRK502)."""
         self.root_call_kinds(qualname, node)
         return self._root_varying.get(qualname, frozenset())
+
+    def root_fixed_params(self, qualname: str, node: cst.FunctionDef | None = None) -> frozenset[str]:
+        """Parameters of a compiled module-level function, imported by no other module, that each
+        of its calls (all seen) leaves to its number default or passes the same number literal
+        (`_fixed_params`): one value, no recompile (no BRK502 for `temperature=1.0` never passed)."""
+        self.root_call_kinds(qualname, node)
+        return self._root_fixed.get(qualname, frozenset())
 
     def _imported_root_sites(self, qualname: str, node: cst.FunctionDef) -> list | None:
         """`_root_sites` of the calls that the scanned modules importing this one make of its

@@ -186,6 +186,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
                 if ann_name == "str" or isinstance(p.default, cst.SimpleString):
                     strings.add(p.name.value)
             if "." not in region.function.qualname:  # unannotated: a number its calls vary
+                scalars -= self.root_fixed_params(region.function.qualname, node)  # one value at every call
                 scalars |= self.root_varying_params(region.function.qualname, node)
         elif region is not None and len(region.chain) <= 1 and region.cls is not None:  # `model(x, t)` in a loop
             scalars |= self.forward_varying_params(region.cls.qualname, node)
