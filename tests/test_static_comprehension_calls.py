@@ -182,3 +182,24 @@ def test_dynamo_confirms_brk410_in_a_compiled_function(tmp_path):
     write_files(tmp_path, {"train.py": FUNCTION})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")),
                            [("BRK101", "train.py", 5), ("BRK410", "train.py", 12)])
+
+
+def _with_print_after(comprehension: str) -> str:
+    return _script(comprehension).replace("        return x + sum(", "        print('outs', len(outs))\n        return x + sum(")
+
+
+def test_the_lines_after_the_comprehension_run_eagerly(tmp_path):
+    """The frame falls back at the comprehension: a `print` after it runs eagerly (no BRK201)."""
+    found = rule_lines(static_findings(tmp_path, {"train.py": _with_print_after(BREAKING["module_list"])}))
+    assert ("BRK410", LINE) in found and ("BRK201", LINE + 1) not in found, found
+    resumed = rule_lines(static_findings(tmp_path / "resumed", {"train.py": _with_print_after(RESUMING["enumerate"])}))
+    assert ("BRK201", LINE + 1) in resumed, resumed
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_runs_the_rest_of_the_frame_eagerly_after_brk410(tmp_path):
+    write_files(tmp_path, {"train.py": _with_print_after(BREAKING["module_list"])})
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")),
+                           [("BRK101", "train.py", 12), ("BRK410", "train.py", LINE)])

@@ -308,7 +308,16 @@ class SkippedFrames:
                             for rule in by_check[GENERATOR_CHECK]]
         new += self._transform_bodies(by_check[TRANSFORM_CHECK], dropped, lines_of)
         new += self._built_object_breaks(by_check[BUILT_CHECK], dropped, lines_of, paths)
-        new += self._comprehension_call_breaks(by_check[COMPREHENSION_CALL_CHECK], dropped, lines_of, paths)
+        fallbacks = self._comprehension_call_breaks(by_check[COMPREHENSION_CALL_CHECK], dropped, lines_of, paths)
+        new += fallbacks
+        if fallbacks:  # the frame falls back there: its later lines run eagerly
+            after: dict[str, list[tuple[int, RegionKey]]] = defaultdict(list)
+            for f in fallbacks:
+                if (key := self._region_at(f.path, f.line)) is not None:
+                    after[f.path].append((f.end_line or f.line, key))
+            kept = [f for f in kept if not any(
+                f.status is Status.PREDICTED and f.kind in (*BREAK_KINDS, Kind.RECOMPILE) and f.line > line
+                and self._region_at(f.path, f.line) == key for line, key in after.get(f.path, ()))]
         if paths is not None:
             new = [f for f in new if f.path in paths]
         return kept, new
