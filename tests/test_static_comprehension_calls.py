@@ -194,6 +194,12 @@ def test_the_lines_after_the_comprehension_run_eagerly(tmp_path):
     assert ("BRK410", LINE) in found and ("BRK201", LINE + 1) not in found, found
     resumed = rule_lines(static_findings(tmp_path / "resumed", {"train.py": _with_print_after(RESUMING["enumerate"])}))
     assert ("BRK201", LINE + 1) in resumed, resumed
+    # under an `if`, the other arm goes on to the print: it stays predicted
+    in_arm = _with_print_after(BREAKING["module_list"]).replace(
+        "        outs = [m(x) for m in self.heads]\n",
+        "        if x.shape[0] > 1:\n            outs = [m(x) for m in self.heads]\n        else:\n            outs = [x]\n")
+    found = rule_lines(static_findings(tmp_path / "arm", {"train.py": in_arm}))
+    assert ("BRK410", LINE + 1) in found and ("BRK201", LINE + 4) in found, found
 
 
 @pytest.mark.dynamic
@@ -203,3 +209,51 @@ def test_dynamo_runs_the_rest_of_the_frame_eagerly_after_brk410(tmp_path):
     write_files(tmp_path, {"train.py": _with_print_after(BREAKING["module_list"])})
     assert_dynamo_confirms(break_statuses(run_findings(tmp_path, "train.py")),
                            [("BRK101", "train.py", 12), ("BRK410", "train.py", LINE)])
+
+
+# Generator expressions consumed step by step: BRK411 over a list. Over a module container or
+# range, 2.13 fails on the generator's cell in some functions (GB0091, `return sum(...)`) and not
+# in others (this template), 2.15 resumes: not reported. `list(...)` of one is unrolled and resumes.
+GENERATORS = {
+    "sum_over_local_list": ("sum(self.heads[0](t) for t in inputs_list)", "BRK411", "BRK411"),
+    "any_over_local_list": ("x * any(self.heads[0](t).shape[0] > 9 for t in inputs_list)", "BRK411", "BRK411"),
+    "sum_over_plain_list_attribute": ("sum(m(x) for m in self.plain)", "BRK411", "BRK411"),
+    "sum_over_module_list": ("sum(m(x) for m in self.heads)", None, None),
+    "sum_over_range": ("sum(self.heads[i](x) for i in range(2))", None, None),
+    "list_of_generator": ("list(m(x) for m in self.heads)", None, None),
+    "tuple_of_generator": ("tuple(self.heads[0](t) for t in inputs_list)", None, None),
+}
+
+
+def _generator_script(expression: str) -> str:
+    return _script("[0]").replace("        outs = [0]\n", f"        outs = [{expression}]\n")
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_generator_expressions_whose_body_calls_code_that_breaks(tmp_path, name):
+    from breakscan.catalog import load_catalog
+    from breakscan.config import Config
+    from breakscan.scan import active_rules, parse_version
+    from breakscan.static.engine import scan_files
+
+    expression, on_213, on_215 = GENERATORS[name]
+    path = write_files(tmp_path, {"train.py": _generator_script(expression)})[0]
+    for version, expected in (("2.13", on_213), ("2.15", on_215)):
+        found = rule_lines(scan_files([path], active_rules(load_catalog(), Config(), parse_version(version))).findings)
+        at_line = {rule for rule, line in found if line == LINE and rule.startswith("BRK41")}
+        assert at_line == ({expected} if expected else set()), (version, found)
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+@pytest.mark.parametrize("name", ["sum_over_local_list", "sum_over_module_list", "list_of_generator"])
+def test_dynamo_confirms_generator_expression_fallbacks(tmp_path, name):
+    import torch
+
+    expression, on_213, on_215 = GENERATORS[name]
+    newer = tuple(int(p) for p in torch.__version__.split(".")[:2]) >= (2, 14)
+    expected = on_215 if newer else on_213
+    write_files(tmp_path, {"train.py": _generator_script(expression)})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert_dynamo_confirms(found, [("BRK101", "train.py", 12)] + ([(expected, "train.py", LINE)] if expected else []))

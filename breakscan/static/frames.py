@@ -59,7 +59,9 @@ GENERATOR_CHECK = "skipped-frame-generator"  # BRK407
 TRANSFORM_CHECK = "transform-body-fallback"  # BRK417
 BUILT_CHECK = "built-object-method-break"  # BRK409
 COMPREHENSION_CALL_CHECK = "comprehension-call-break"  # BRK410
-CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, COMPREHENSION_CALL_CHECK)
+GENERATOR_LIST_CHECK = "generator-over-list-call-break"  # BRK411
+CALL_BREAK_CHECKS = (COMPREHENSION_CALL_CHECK, GENERATOR_LIST_CHECK)
+CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, *CALL_BREAK_CHECKS)
 # Module containers whose iterator is a dict view of their submodules (Dynamo cannot rebuild it)
 MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
                      "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
@@ -308,13 +310,13 @@ class SkippedFrames:
                             for rule in by_check[GENERATOR_CHECK]]
         new += self._transform_bodies(by_check[TRANSFORM_CHECK], dropped, lines_of)
         new += self._built_object_breaks(by_check[BUILT_CHECK], dropped, lines_of, paths)
-        fallbacks = self._comprehension_call_breaks(by_check[COMPREHENSION_CALL_CHECK], dropped, lines_of, paths)
+        fallbacks, straight = self._comprehension_call_breaks({c: by_check[c] for c in CALL_BREAK_CHECKS},
+                                                              dropped, lines_of, paths)
         new += fallbacks
-        if fallbacks:  # the frame falls back there: its later lines run eagerly
+        if straight:  # the frame falls back there: its later lines run eagerly
             after: dict[str, list[tuple[int, RegionKey]]] = defaultdict(list)
-            for f in fallbacks:
-                if (key := self._region_at(f.path, f.line)) is not None:
-                    after[f.path].append((f.end_line or f.line, key))
+            for path, line, key in straight:
+                after[path].append((line, key))
             kept = [f for f in kept if not any(
                 f.status is Status.PREDICTED and f.kind in (*BREAK_KINDS, Kind.RECOMPILE) and f.line > line
                 and self._region_at(f.path, f.line) == key for line, key in after.get(f.path, ()))]
@@ -407,8 +409,8 @@ class SkippedFrames:
                     ))
         return out
 
-    def _comprehension_call_breaks(self, rules: list[Rule], dropped: set[Site], lines_of,
-                                   paths: Collection[str] | None) -> list[Finding]:
+    def _comprehension_call_breaks(self, by_check: dict[str, list[Rule]], dropped: set[Site], lines_of,
+                                   paths: Collection[str] | None) -> tuple[list[Finding], list[tuple]]:
         """BRK410 at a comprehension of a region function's own code (index.ComprehensionCalls:
         over a dict view, a `zip`, or a `ModuleList`/`Sequential`/`ModuleDict` on `self`) whose
         body calls something that breaks at or below it, with no predicted break written in the
@@ -418,9 +420,20 @@ class SkippedFrames:
         GB0092); the comprehension's own frame then cannot step it (GB4347 before 2.14, GB9493
         from 2.14). Measured on 2.13 and 2.15: a break written in the comprehension's own code,
         or a range, tuple, list or `enumerate` iterator, resumes. Conditional on the breaks
-        below, like BRK406; not where a skipped frame runs the comprehension eagerly (BRK406's)."""
+        below, like BRK406; not where a skipped frame runs the comprehension eagerly (BRK406's).
+
+        A generator expression consumed step by step (`sum(...)`, `any(...)`) over a list (a
+        local bound to one, or a plain list on `self`) whose body calls such code makes the frame
+        fall back too: Dynamo cannot rebuild the generator it has stepped (GB8335, BRK411,
+        measured on 2.13 and 2.15). Over a module container or `range`, 2.13 sometimes fails on
+        the generator's cell (GB0091) and 2.15 resumes: not reported.
+
+        Returns the findings, and (path, last line, region key) of those in straight-line code
+        of their function (index.ComprehensionCalls.straight): where the frame falls back, its
+        later lines run eagerly (under an `if`, the other arm goes on)."""
         out: list[Finding] = []
-        for region in self.regions.values() if rules else ():
+        straight: list[tuple] = []
+        for region in self.regions.values() if any(by_check.values()) else ():
             fn = region.function
             if not fn.comprehension_calls or fn.occurrence \
                     or getattr(self.settings.get(region.key), "fullgraph", False):
@@ -438,7 +451,18 @@ class SkippedFrames:
                 if any(span.line >= eager_from for eager_from in skipped) \
                         or any(span.line <= n <= span.end_line for n in own):
                     continue
-                if comp.over.startswith("self.") and not MODULE_CONTAINERS & set(subs.get(comp.over[5:], ())):
+                over, check = comp.over, COMPREHENSION_CALL_CHECK
+                if over.startswith("generator:"):
+                    over = over[len("generator:"):]
+                    held = set(subs.get(over[5:], ())) if over.startswith("self.") else set()
+                    if over == "list" or (held and not MODULE_CONTAINERS & held):
+                        check = GENERATOR_LIST_CHECK
+                    else:
+                        continue
+                elif over.startswith("self.") and not MODULE_CONTAINERS & set(subs.get(over[5:], ())):
+                    continue
+                rules = by_check.get(check)
+                if not rules:
                     continue
                 causes: set[Site] = set()
                 for _, call in comp.calls:
@@ -466,7 +490,9 @@ class SkippedFrames:
                         extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
                                **({SUPPRESSED: True} if suppressed else {})},
                     ))
-        return out
+                if comp.straight:
+                    straight.append((path, span.end_line, region.key))
+        return out, straight
 
     def _breaks_between(self, region: Region, calls: tuple[CallRef, ...]) -> bool:
         """Whether one of `calls` (made in `region`'s function) breaks at or below it: a project

@@ -178,13 +178,16 @@ class ComprehensionCalls:
 
     `over`: "view" (`d.items()`, `.values()`, `.keys()`), "zip", or "self.<attr>" (decided by
     the class: a `ModuleList`, `Sequential` or `ModuleDict` iterates a dict view of its
-    submodules); `calls`: (line, call) of the body's calls; `element_attrs`: the `self.<attr>`
+    submodules); for a generator expression consumed step by step (`sum(...)`, not `list(...)`,
+    BRK411): "generator:list" (a local bound once to a list), "generator:range" or
+    "generator:self.<attr>" (frames.py decides by the class); `calls`: (line, call) of the body's calls; `element_attrs`: the `self.<attr>`
     whose elements the body calls (`m(x) for m in self.layers`, `self.heads[k](x)`)."""
 
     span: Comprehension
     over: str
     calls: tuple[tuple[int, CallRef], ...]
     element_attrs: tuple[str, ...] = ()
+    straight: bool = False  # in a statement of the def's own body, not under an `if`, loop, `try` or `with`
 
 
 @dataclass
@@ -915,7 +918,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
-        elif comprehensions is not None and kind in _COMPREHENSIONS:
+        elif comprehensions is not None and (kind in _COMPREHENSIONS or kind is ast.GeneratorExp):
             comprehensions.append(node)
         elif kind is ast.Name:
             if type(node.ctx) is ast.Store:
@@ -1601,8 +1604,14 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
     in a nested def, lambda or another comprehension) and iterate a dict view, a `zip`, or a
     `self.<attr>` (maybe sliced), with the calls their bodies make. Measured on 2.13 and 2.15:
     range, tuple, list and `enumerate` iterators are rebuilt, these are not."""
-    own = {id(n) for n in _own_nodes(node)}
+    own_nodes = _own_nodes(node)
+    own = {id(n) for n in own_nodes}
     inner = {id(sub) for comp in found for sub in walk_nodes(comp) if sub is not comp}
+    consumers = {id(a): ast_dotted(n.func) or "" for n in own_nodes if isinstance(n, ast.Call)
+                 for a in n.args if isinstance(a, ast.GeneratorExp)}
+    lists = _list_locals(own_nodes)
+    straight = {id(sub) for stmt in node.body if not isinstance(stmt, (ast.If, *_BLOCK_NODES, *_DEFS, ast.ClassDef))
+                for sub in walk_nodes(stmt)}
     out: list[ComprehensionCalls] = []
     for comp in found:
         if id(comp) not in own or id(comp) in inner:
@@ -1612,7 +1621,22 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
         if isinstance(it, ast.Subscript):
             it = it.value  # `self.layers[:2]` is a ModuleList too
         loop_vars: dict[str, str] = {}  # loop variable -> the `self.<attr>` whose elements it holds
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in _DICT_VIEWS \
+        if isinstance(comp, ast.GeneratorExp):
+            # consumed step by step (`sum(...)`, `any(...)`); `list(...)`/`tuple(...)` are unrolled
+            if info.qualify(consumers.get(id(comp), "list")) in ("list", "tuple", "set", "dict", "sorted"):
+                continue
+            if isinstance(it, ast.Name) and it.id in lists:
+                over = "generator:list"
+            elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
+                    and info.qualify("range") == "range":
+                over = "generator:range"
+            elif (holder := _self_attr(it)) and isinstance(it, ast.Attribute):
+                over = f"generator:self.{holder}"
+                if isinstance(target, ast.Name):
+                    loop_vars[target.id] = holder
+            else:
+                continue
+        elif isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in _DICT_VIEWS \
                 and not it.args:
             over = "view"
             holder = _self_attr(it.func.value)
@@ -1649,8 +1673,22 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
         if calls or elements:
             span = Comprehension(comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno,
                                  comp.end_col_offset or 0, True)
-            out.append(ComprehensionCalls(span, over, tuple(calls), tuple(dict.fromkeys(elements))))
+            out.append(ComprehensionCalls(span, over, tuple(calls), tuple(dict.fromkeys(elements)),
+                                          id(comp) in straight))
     return out
+
+
+def _list_locals(nodes: list[ast.AST]) -> set[str]:
+    """Locals bound once, to a list display or a list comprehension (`xs = [x, x * 2]`)."""
+    bound: dict[str, int] = {}
+    lists: set[str] = set()
+    for n in nodes:
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            bound[n.id] = bound.get(n.id, 0) + 1
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, (ast.List, ast.ListComp)):
+            lists.add(n.targets[0].id)
+    return {name for name in lists if bound.get(name) == 1}
 
 
 def _self_attr(node: ast.AST) -> str:
