@@ -275,3 +275,121 @@ def test_dynamo_recompiles_only_where_the_calls_give_two_values(tmp_path):
     assert not [f for f in quiet if f["kind"] == "recompile"], quiet
     loud = run_findings(tmp_path / "twice", "train.py")
     assert [f for f in loud if f["rule_id"] == "BRK502" and f["status"] == "confirmed"], loud
+
+
+# A package run as `breakscan run -m aug.train` (relative imports): a multi-task model whose
+# heads are called in a dict comprehension over `ModuleDict.items()` (BRK410), a jitter module
+# mixing `math.radians(1.0)` with `random.uniform(...)` (BRK264), and a compiled train step
+# called from a module-level loop whose loss is a `sum(...)` of `o.pow(2).mean()` over the
+# model's outputs (BRK217 at `loss.backward()`).
+PACKAGE = {
+    "aug/__init__.py": "",
+    "aug/layers.py": '''\
+import math
+import random
+
+import torch
+import torch.nn as nn
+
+
+class Head(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.proj = nn.Linear(dim, dim)
+
+    def forward(self, h):
+        out = self.proj(h)
+        if out.abs().max() > 50:
+            out = out / out.abs().max()
+        return out
+
+
+class Jitter(nn.Module):
+    def __init__(self, max_deg=10.0):
+        super().__init__()
+        self.max_deg = max_deg
+
+    def forward(self, x):
+        theta = math.radians(1.0) * random.uniform(-self.max_deg, self.max_deg)
+        return x * math.cos(theta)
+''',
+    "aug/model.py": '''\
+import torch
+import torch.nn as nn
+
+from .layers import Head, Jitter
+
+
+class MultiTask(nn.Module):
+    def __init__(self, dim=16, tasks=("cls", "reg")):
+        super().__init__()
+        self.encoder = nn.Linear(dim, dim)
+        self.jitter = Jitter()
+        self.heads = nn.ModuleDict({name: Head(dim) for name in tasks})
+
+    def forward(self, x):
+        h = self.encoder(x)
+        if self.training:
+            h = self.jitter(h)
+        outs = {name: head(h) for name, head in self.heads.items()}
+        print("tasks", list(outs))
+        return outs
+''',
+    "aug/train.py": '''\
+import torch
+
+from .model import MultiTask
+
+
+@torch.compile
+def train_step(model, opt, x, step, total=100):
+    outs = model(x)
+    loss = sum(o.pow(2).mean() for o in outs.values())
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    if step % 2 == 0:
+        print("step", step, loss.item())
+    return loss.detach()
+
+
+model = MultiTask()
+opt = torch.optim.SGD(model.parameters(), lr=0.01)
+for step in range(3):
+    train_step(model, opt, torch.randn(4, 16), step)
+''',
+}
+PACKAGE_BREAKS = [("BRK101", "layers.py", 15), ("BRK264", "layers.py", 26), ("BRK410", "model.py", 18),
+                  ("BRK256", "train.py", 10), ("BRK217", "train.py", 11), ("BRK257", "train.py", 12),
+                  ("BRK201", "train.py", 14), ("BRK102", "train.py", 14)]
+
+
+def test_a_package_with_a_compiled_train_step(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    assert set(PACKAGE_BREAKS) <= found, found
+
+
+def test_a_capitalized_receiver_of_backward_is_a_class(tmp_path):
+    source = "import torch\n\n\n@torch.compile\ndef step(ctx, g):\n    return Fn.backward(ctx, g)\n"
+    assert ("BRK217", 6) not in rule_lines(static_findings(tmp_path, {"train.py": source}))
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_package_breaks(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    write_files(tmp_path, PACKAGE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json", "-o",
+                           "report.json", "--exit-zero", "-m", "aug.train"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    findings = json.loads((tmp_path / "report.json").read_text())["findings"]
+    assert_dynamo_confirms(break_statuses(findings), PACKAGE_BREAKS)

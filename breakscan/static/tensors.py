@@ -64,7 +64,7 @@ NON_TENSOR_ATTRS = SHAPE_ATTRS | {"dtype", "device", "is_cuda", "requires_grad",
 TENSOR_ATTRS = {"T", "mT", "H", "mH", "data", "grad", "real", "imag"}
 # Methods that only torch tensors have (not NumPy arrays, nn.Modules or Python values) and that
 # return a tensor: called on a value of unknown type, the result is a tensor (`mask.long().sum()`).
-TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous", "eq", "ne"}
+TENSOR_ONLY_METHODS = {"long", "unsqueeze", "masked_fill", "type_as", "contiguous", "eq", "ne", "pow"}
 # Tensor methods whose result keeps the receiver's dtype: a boolean mask reshaped, repeated or
 # moved (`m.bool().unsqueeze(1).repeat(1, c, 1, 1)`) is still a mask. `view` keeps it unless given
 # a dtype (`m.view(torch.uint8)`); `to` and `type` may change it and are left out.

@@ -38,10 +38,15 @@ LOGGER_NAMES = {"logger", "log", "_logger", "LOGGER", "_LOGGER", "logging"}
 # `.item()`, `.tolist()`... exist on tensors (and NumPy arrays, which Dynamo also traces as
 # tensors), not on Python containers: they match a receiver of unknown type too.
 DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_select", "argwhere",
-                              "requires_grad_"}
+                              "requires_grad_", "backward"}
 
 # `str`'s own methods: called on a member of a `str` enum, Dynamo cannot trace them (GB0156)
 STR_METHODS = frozenset(m for m in dir(str) if not m.startswith("_"))
+
+
+def _class_name(node: cst.BaseExpression) -> bool:
+    """`Fn` in `Fn.backward(ctx, g)`: a capitalized name is a class, not a tensor."""
+    return isinstance(node, cst.Name) and node.value[:1].isupper()
 
 
 class CallChecks(CallPatternChecks):
@@ -57,7 +62,8 @@ class CallChecks(CallPatternChecks):
             if meth == "requires_grad_" and self._clears_fresh_grad(node):
                 return
             if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
-                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) in (T.UNKNOWN, T.FOLDED))):
+                    meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) in (T.UNKNOWN, T.FOLDED)
+                    and not _class_name(func.value))):
                 for rule in self.rules.tensor_methods[meth]:
                     self._emit(rule, node)
                 return

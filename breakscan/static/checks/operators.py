@@ -218,7 +218,11 @@ class OperatorChecks(CheckBase):
         return False
 
     def _math_constant(self, node: cst.BaseExpression) -> bool:
-        """`math.pi`, `math.e`, `math.tau`, `math.inf`: a Python float."""
+        """`math.pi`, `math.e`, `math.tau`, `math.inf`, or a `math` function's result
+        (`math.radians(1.0)`): a Python float."""
+        if isinstance(node, cst.Call):
+            name = dotted_name(node.func)
+            return name is not None and self.info.qualify(name).startswith("math.")
         name = dotted_name(node) if isinstance(node, cst.Attribute) else None
         return name is not None and self.info.qualify(name) in ("math.pi", "math.e", "math.tau", "math.inf")
 
