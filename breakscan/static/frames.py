@@ -313,13 +313,13 @@ class SkippedFrames:
         fallbacks, straight = self._comprehension_call_breaks({c: by_check[c] for c in CALL_BREAK_CHECKS},
                                                               dropped, lines_of, paths)
         new += fallbacks
-        if straight:  # the frame falls back there: its later lines run eagerly
-            after: dict[str, list[tuple[int, RegionKey]]] = defaultdict(list)
-            for path, line, key in straight:
-                after[path].append((line, key))
-            kept = [f for f in kept if not any(
-                f.status is Status.PREDICTED and f.kind in (*BREAK_KINDS, Kind.RECOMPILE) and f.line > line
-                and self._region_at(f.path, f.line) == key for line, key in after.get(f.path, ()))]
+        if straight:  # the frame falls back there: the later lines of its function run eagerly
+            after: dict[RegionKey, int] = {}
+            for line, key in straight:
+                after[key] = min(line, after.get(key, line))
+            kept = [f for f in kept if not (
+                f.status is Status.PREDICTED and f.kind in (*BREAK_KINDS, Kind.RECOMPILE)
+                and f.line > after.get(self._region_at(f.path, f.line), f.line))]
         if paths is not None:
             new = [f for f in new if f.path in paths]
         return kept, new
@@ -341,18 +341,10 @@ class SkippedFrames:
             span = _def_span(region.function, lines)
             column, end_column, code = _place(lines, span)
             where = _cause_text(causes, key[0])
-            for rule in rules:
-                suppressed = is_suppressed(rule.id, lines, span.line, span.end_line, rule.gb_ids)
-                out.append(Finding(
-                    rule_id=rule.id, kind=rule.kind, path=key[0], line=span.line, column=column,
-                    end_line=span.end_line, end_column=end_column,
-                    message=rule.message.replace("{code}", code.strip()).replace("{cause}", where)
-                    .replace("{op}", op.rsplit(".", 1)[-1]),
-                    severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-                    chain=region.chain, code=code.strip(),
-                    extra={"requires": [f"{p}:{n}" for p, n in causes], "function_transform": op,
-                           **({SUPPRESSED: True} if suppressed else {})},
-                ))
+            out += [_conditional_finding(
+                rule, region, key[0], lines, span.line, span.end_line, column, end_column, code.strip(), causes,
+                {"{code}": code.strip(), "{cause}": where, "{op}": op.rsplit(".", 1)[-1]},
+                {"function_transform": op}) for rule in rules]
         return out
 
     def _built_object_breaks(self, rules: list[Rule], dropped: set[Site], lines_of,
@@ -394,19 +386,10 @@ class SkippedFrames:
                 code = text.strip()
                 where = _cause_text(causes, path)
                 column = len(text) - len(text.lstrip()) + 1
-                for rule in rules:
-                    suppressed = is_suppressed(rule.id, lines, line, line, rule.gb_ids)
-                    out.append(Finding(
-                        rule_id=rule.id, kind=rule.kind, path=path, line=line, column=column,
-                        end_line=line, end_column=len(text.rstrip()) + 1,
-                        message=rule.message.replace("{code}", code if len(code) <= 60 else code[:57] + "...")
-                        .replace("{cause}", where).replace("{local}", local)
-                        .replace("{cls}", cls.rpartition(".")[2]).replace("{line}", str(bound)),
-                        severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-                        chain=region.chain, code=code,
-                        extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
-                               **({SUPPRESSED: True} if suppressed else {})},
-                    ))
+                replacements = {"{code}": code if len(code) <= 60 else code[:57] + "...", "{cause}": where,
+                                "{local}": local, "{cls}": cls.rpartition(".")[2], "{line}": str(bound)}
+                out += [_conditional_finding(rule, region, path, lines, line, line, column, len(text.rstrip()) + 1,
+                                             code, sorted(causes), replacements) for rule in rules]
         return out
 
     def _comprehension_call_breaks(self, by_check: dict[str, list[Rule]], dropped: set[Site], lines_of,
@@ -428,7 +411,7 @@ class SkippedFrames:
         measured on 2.13 and 2.15). Over a module container or `range`, 2.13 sometimes fails on
         the generator's cell (GB0091) and 2.15 resumes: not reported.
 
-        Returns the findings, and (path, last line, region key) of those in straight-line code
+        Returns the findings, and (last line, region key) of those in straight-line code
         of their function (index.ComprehensionCalls.straight): where the frame falls back, its
         later lines run eagerly (under an `if`, the other arm goes on)."""
         out: list[Finding] = []
@@ -475,23 +458,13 @@ class SkippedFrames:
                 if not causes:
                     continue
                 lines = lines_of(path)
-                column, end_column, code = _place(lines, span)
-                code = " ".join(code.split())
-                short = code if len(code) <= 60 else code[:57] + "..."
+                column, end_column, short = _short_place(lines, span)
                 where = _cause_text(causes, path)
-                for rule in rules:
-                    suppressed = is_suppressed(rule.id, lines, span.line, span.end_line, rule.gb_ids)
-                    out.append(Finding(
-                        rule_id=rule.id, kind=rule.kind, path=path, line=span.line, column=column,
-                        end_line=span.end_line, end_column=end_column,
-                        message=rule.message.replace("{code}", short).replace("{cause}", where),
-                        severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-                        chain=region.chain, code=short,
-                        extra={"requires": [f"{p}:{n}" for p, n in sorted(causes)],
-                               **({SUPPRESSED: True} if suppressed else {})},
-                    ))
+                out += [_conditional_finding(rule, region, path, lines, span.line, span.end_line, column, end_column,
+                                             short, sorted(causes), {"{code}": short, "{cause}": where})
+                        for rule in rules]
                 if comp.straight:
-                    straight.append((path, span.end_line, region.key))
+                    straight.append((span.end_line, region.key))
         return out, straight
 
     def _breaks_between(self, region: Region, calls: tuple[CallRef, ...]) -> bool:
@@ -527,9 +500,7 @@ class SkippedFrames:
         """A finding of `rule` on `comp` (a span in `region`'s file, or in `at`'s: a generator
         function the skipped frame calls)."""
         path = str(region.module.path)
-        column, end_column, code = _place(lines, comp)
-        code = " ".join(code.split())
-        short = code if len(code) <= 60 else code[:57] + "..."
+        column, end_column, short = _short_place(lines, comp)
         where = _cause_text(causes or [(path, found.line)], path)
         block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
         suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
@@ -543,6 +514,26 @@ class SkippedFrames:
             extra={"requires": [f"{p}:{n}" for p, n in causes], "try_line": found.block.line,
                    "skip_block": found.block.kind, **({SUPPRESSED: True} if suppressed else {})},
         )
+
+
+def _conditional_finding(rule: Rule, region: Region, path: str, lines: list[str], first: int, last: int,
+                         column: int, end_column: int, code: str, causes: Collection[Site],
+                         replacements: dict[str, str], extra: dict | None = None) -> Finding:
+    """A predicted finding of `rule` on lines `first`..`last` of `path` (columns 1-based), its
+    message's placeholders filled from `replacements` (`{code}` and `{cause}` included), that
+    follows from the break sites `causes` (`extra["requires"]`, judged by breakscan.merge only
+    where one of them was traced)."""
+    message = rule.message
+    for key, value in replacements.items():
+        message = message.replace(key, value)
+    suppressed = is_suppressed(rule.id, lines, first, last, rule.gb_ids)
+    return Finding(
+        rule_id=rule.id, kind=rule.kind, path=path, line=first, column=column, end_line=last,
+        end_column=end_column, message=message, severity=rule.severity, status=Status.PREDICTED,
+        fix=rule.fix, gb_ids=rule.gb_ids, chain=region.chain, code=code,
+        extra={"requires": [f"{p}:{n}" for p, n in causes], **(extra or {}),
+               **({SUPPRESSED: True} if suppressed else {})},
+    )
 
 
 def _cause_text(causes: Collection[Site], path: str) -> str:
@@ -603,6 +594,13 @@ def _place(lines: list[str], comp: Comprehension) -> tuple[int, int, str]:
         return first, last, lines[comp.line - 1][first - 1:last - 1]
     body = [lines[comp.line - 1][first - 1:], *lines[comp.line:comp.end_line - 1], lines[comp.end_line - 1][:last - 1]]
     return first, last, "\n".join(body)
+
+
+def _short_place(lines: list[str], comp: Comprehension) -> tuple[int, int, str]:
+    """`_place`, with the text on one line and cut to 60 characters (a message's `{code}`)."""
+    column, end_column, code = _place(lines, comp)
+    code = " ".join(code.split())
+    return column, end_column, code if len(code) <= 60 else code[:57] + "..."
 
 
 def _short(path: str) -> str:

@@ -179,8 +179,8 @@ class ComprehensionCalls:
     `over`: "view" (`d.items()`, `.values()`, `.keys()`), "zip", or "self.<attr>" (decided by
     the class: a `ModuleList`, `Sequential` or `ModuleDict` iterates a dict view of its
     submodules); for a generator expression consumed step by step (`sum(...)`, not `list(...)`,
-    BRK411): "generator:list" (a local bound once to a list), "generator:range" or
-    "generator:self.<attr>" (frames.py decides by the class); `calls`: (line, call) of the body's calls; `element_attrs`: the `self.<attr>`
+    BRK411): "generator:list" (a local bound once to a list) or "generator:self.<attr>"
+    (frames.py decides by the class: a plain list); `calls`: (line, call) of the body's calls; `element_attrs`: the `self.<attr>`
     whose elements the body calls (`m(x) for m in self.layers`, `self.heads[k](x)`)."""
 
     span: Comprehension
@@ -1593,8 +1593,6 @@ def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:
     return False
 
 
-# Containers whose iterator is a dict view of their submodules (`iter(self._modules.values())`)
-_MODULE_CONTAINER_CALLS = {"ModuleList", "Sequential", "ModuleDict"}
 _DICT_VIEWS = {"items", "values", "keys"}
 
 
@@ -1610,8 +1608,9 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
     consumers = {id(a): ast_dotted(n.func) or "" for n in own_nodes if isinstance(n, ast.Call)
                  for a in n.args if isinstance(a, ast.GeneratorExp)}
     lists = _list_locals(own_nodes)
-    straight = {id(sub) for stmt in node.body if not isinstance(stmt, (ast.If, *_BLOCK_NODES, *_DEFS, ast.ClassDef))
-                for sub in walk_nodes(stmt)}
+    # a comprehension lies in one top-level statement: straight-line code unless that one is compound
+    compound = [(stmt.lineno, stmt.end_lineno or stmt.lineno) for stmt in node.body
+                if isinstance(stmt, (ast.If, *_BLOCK_NODES, *_DEFS, ast.ClassDef))]
     out: list[ComprehensionCalls] = []
     for comp in found:
         if id(comp) not in own or id(comp) in inner:
@@ -1627,9 +1626,6 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
                 continue
             if isinstance(it, ast.Name) and it.id in lists:
                 over = "generator:list"
-            elif isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "range" \
-                    and info.qualify("range") == "range":
-                over = "generator:range"
             elif (holder := _self_attr(it)) and isinstance(it, ast.Attribute):
                 over = f"generator:self.{holder}"
                 if isinstance(target, ast.Name):
@@ -1674,7 +1670,7 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
             span = Comprehension(comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno,
                                  comp.end_col_offset or 0, True)
             out.append(ComprehensionCalls(span, over, tuple(calls), tuple(dict.fromkeys(elements)),
-                                          id(comp) in straight))
+                                          not _inside_spans(comp.lineno, compound)))
     return out
 
 
@@ -1695,9 +1691,11 @@ def _self_attr(node: ast.AST) -> str:
     """`attr` of `self.attr` or `self.attr[...]`, else ""."""
     if isinstance(node, ast.Subscript):
         node = node.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return node.attr
-    return ""
+    return node.attr if _is_self_attr(node) else ""  # type: ignore[attr-defined]
+
+
+def _inside_spans(line: int, spans: list[tuple[int, int]]) -> bool:
+    return any(first <= line <= last for first, last in spans)
 
 
 def _steps_unsupported_iterator(info: ModuleInfo, comp: ast.AST) -> bool:

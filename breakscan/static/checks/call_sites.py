@@ -557,8 +557,8 @@ def _declared_tensors(node: cst.FunctionDef, kinds: dict[str, T]) -> frozenset[s
 def _submodule_receiver(receiver: cst.BaseExpression, loops: dict[str, str]) -> str | None:
     """The `self` attribute a method call's receiver holds: "sub" for `self.sub`, "layers" for a
     loop variable over `self.layers` or an element `self.layers[i]`; None for other receivers."""
-    if isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name) and receiver.value.value == "self":
-        return receiver.attr.value
+    if held := self_attribute(receiver):
+        return held
     if isinstance(receiver, cst.Name):
         return loops.get(receiver.value) or None
     if isinstance(receiver, cst.Subscript):  # `self.meters["train"]`: an element of `self.meters`
