@@ -17,7 +17,7 @@ recall = confirmed / (confirmed + observed), precision = confirmed / (confirmed 
 mechanisms of the same session were frozen and not read since: report its totals only
 (`--detail` prints per-program rows, for dev).
 
-Usage: python bench/user_scripts.py [--half dev|heldout|both] [--detail] [--jobs N]
+Usage: python bench/user_scripts.py [--half dev|heldout|both] [--detail] [--jobs N] [--glob PATTERN]
 Runtime: about 10 s per program on 2 CPU cores (torch import and compile in each child).
 """
 
@@ -59,9 +59,10 @@ def run_program(path: Path, timeout: float = 300.0) -> dict[str, list[str]]:
     return found
 
 
-def measure(half: str, detail: bool, jobs: int) -> dict[str, int]:
-    """Run every program of `half`; print per-program rows when `detail`; return the totals."""
-    programs = sorted((HERE / half).glob("*.py"))
+def measure(half: str, detail: bool, jobs: int, pattern: str = "*.py") -> dict[str, int]:
+    """Run every program of `half` whose file name matches `pattern` (a glob); print per-program
+    rows when `detail`; return the totals."""
+    programs = sorted((HERE / half).glob(pattern))
     totals = {"confirmed": 0, "observed": 0, "refuted": 0, "predicted": 0}
     with ThreadPoolExecutor(max_workers=jobs) as pool:
         for path, found in zip(programs, pool.map(run_program, programs)):
@@ -83,13 +84,14 @@ def main() -> None:
     parser.add_argument("--half", choices=("dev", "heldout", "both"), default="dev")
     parser.add_argument("--detail", action="store_true", help="per-program rows (dev only)")
     parser.add_argument("--jobs", type=int, default=1, help="programs run at once")
+    parser.add_argument("--glob", default="*.py", help="only the programs whose file name matches (e.g. 's13_*')")
     args = parser.parse_args()
     halves = ("dev", "heldout") if args.half == "both" else (args.half,)
     import torch
 
     print(f"torch {torch.__version__}, Python {sys.version.split()[0]}")
     for half in halves:
-        measure(half, args.detail and half == "dev", args.jobs)
+        measure(half, args.detail and half == "dev", args.jobs, args.glob)
 
 
 if __name__ == "__main__":

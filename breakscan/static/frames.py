@@ -101,6 +101,7 @@ class SkippedFrames:
         self.index = finder.index
         self.regions = regions = finder.regions
         self._direct: dict[RegionKey, list[Site]] = defaultdict(list)
+        self._columns: dict[Site, int] = {}  # the first column of a predicted break on each line (1-based)
         self._spans: dict[str, list[tuple[int, int, RegionKey]]] = defaultdict(list)
         for region in regions.values():
             fn = region.function
@@ -113,6 +114,8 @@ class SkippedFrames:
                 key = self._region_at(f.path, f.line)
                 if key is not None:
                     self._direct[key].append((f.path, f.line))
+                    site = (f.path, f.line)
+                    self._columns[site] = min(self._columns.get(site, f.column), f.column)
         self._memo: dict[RegionKey, frozenset[Site]] = {}
         self._resolved: dict[tuple[str, ...], list[Region]] = {}
         self._decorated: dict[str, list[Region]] | None = None
@@ -242,7 +245,7 @@ class SkippedFrames:
         _, block, sites = min((f for f in found if _holds(f[1], line)), key=lambda f: f[1].line)
         path = str(region.module.path)
         earlier = [n for p, n in self._direct.get(region.key, ()) if p == path and frame.def_line <= n < block.line
-                   and not _inside(n, frame.nested)]
+                   and not _in_nested(n, self._columns.get((p, n)), frame)]
         if block.kind == "try" and block.ops_before:
             eager_from = block.line  # compiled up to the last resumable point before the try
         else:  # the whole frame, or the continuation after the last break before the block
@@ -561,6 +564,18 @@ def _holds(block: SkipBlock, line: int) -> bool:
 
 def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
     return any(first <= line <= last for first, last in spans)
+
+
+def _in_nested(line: int, column: int | None, frame: DefFrame) -> bool:
+    """Whether code at `line` (and 1-based `column`, when known) is in a nested def or lambda of
+    `frame`, not the frame's own: on a lambda's first line, only from the lambda's start on."""
+    if not _inside(line, frame.nested):
+        return False
+    if column is None or not frame.lambda_starts:
+        return True
+    starts = [offset for first, offset in frame.lambda_starts if first == line]
+    others = [span for span in frame.nested if span[0] <= line <= span[1] and span[0] != line]
+    return bool(others) or not starts or column - 1 >= min(starts)
 
 
 def _runs_eagerly(f: Finding, spans) -> bool:

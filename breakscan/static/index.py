@@ -232,6 +232,9 @@ class DefFrame:
     nested: list[tuple[int, int]] = field(default_factory=list)
     calls: list[tuple[int, CallRef]] = field(default_factory=list)  # its own calls, with their lines
     param_lines: list[int] = field(default_factory=list)  # calls of an enclosing def's parameter (a wrapper's)
+    # (line, column offset) where each lambda starts: its first line's code before that column is
+    # this frame's (`sorted(d.items(), key=lambda kv: kv[1].mean())` breaks here, not in the lambda)
+    lambda_starts: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -1006,6 +1009,8 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
                 frame.nested.append((first, sub.end_lineno or sub.lineno))
+                if isinstance(sub, ast.Lambda):
+                    frame.lambda_starts.append((sub.lineno, sub.col_offset))
             elif isinstance(sub, ast.GeneratorExp):
                 frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
                                                     sub.end_col_offset or 0, False))

@@ -44,6 +44,7 @@ class T(Enum):
 
 
 TENSORISH = (T.TENSOR, T.BOOL_TENSOR)
+MODULE_DICTS = frozenset({"torch.nn.ModuleDict", "torch.nn.modules.container.ModuleDict"})
 
 # Tensor methods that do not return a tensor.
 SHAPE_METHODS = {"size", "dim", "ndimension", "numel", "stride", "nelement", "__len__", "storage_offset"}
@@ -507,7 +508,9 @@ class TypeEnv:
             return T.SCALAR
         if isinstance(node, cst.ListComp):  # `[h * 2 for h in hs]`: a list of tensors
             return T.TENSOR_SEQ if self.element_of(node) in TENSORISH else T.SCALAR
-        if isinstance(node, (cst.Set, cst.DictComp, cst.SetComp, cst.Lambda)):
+        if isinstance(node, cst.DictComp):  # `{k: head(x) for k, head in self.heads.items()}`
+            return T.TENSOR_MAP if self.comprehension_scope(node).kind(node.value) in TENSORISH else T.SCALAR
+        if isinstance(node, (cst.Set, cst.SetComp, cst.Lambda)):
             return T.SCALAR
         return T.UNKNOWN
 
@@ -522,7 +525,15 @@ class TypeEnv:
             return T.MODULE
         if isinstance(it, cst.Call) and dotted_name(it.func) == "range":
             return T.SCALAR
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "values" \
+                and not it.args and self._module_dict(it.func.value):
+            return T.MODULE  # `for head in self.heads.values():`
         return T.UNKNOWN
+
+    def _module_dict(self, node: cst.BaseExpression) -> bool:
+        """`self.<sub>` that `__init__` sets to an `nn.ModuleDict` (its submodules are its values)."""
+        held = self.self_sub_classes.get(self_attribute(node)) if isinstance(node, cst.Attribute) else None
+        return bool(held) and held[0] in MODULE_DICTS
 
     def zipped_iterables(self, it: cst.BaseExpression) -> list[cst.BaseExpression | None] | None:
         """Per position of the tuples `zip(a, b, ...)` or `enumerate(a)` give, the iterable it
@@ -540,9 +551,12 @@ class TypeEnv:
         """Per position, the kinds of the tuples `zip(...)`/`enumerate(...)` give (for `for v, i in
         zip(values, ids):`): `element_kind` of each iterable, a Python int for the counter; for
         `d.items()` of a dict of tensors, an unknown key and a tensor."""
-        if (isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items"
-                and not it.args and self.kind(it.func.value) is T.TENSOR_MAP):
-            return [T.UNKNOWN, T.TENSOR]  # `for name, value in losses.items():` over a dict of tensors
+        if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" \
+                and not it.args:
+            if self.kind(it.func.value) is T.TENSOR_MAP:
+                return [T.UNKNOWN, T.TENSOR]  # `for name, value in losses.items():` over a dict of tensors
+            if self._module_dict(it.func.value):
+                return [T.SCALAR, T.MODULE]  # `for name, head in self.heads.items():`
         sources = self.zipped_iterables(it)
         if sources is None:
             return None
@@ -561,7 +575,7 @@ class TypeEnv:
         """The kind of a comprehension's element (see `comprehension_scope`)."""
         return self.comprehension_scope(comp).kind(comp.elt)
 
-    def comprehension_scope(self, comp: cst.ListComp | cst.GeneratorExp) -> TypeEnv:
+    def comprehension_scope(self, comp: cst.ListComp | cst.GeneratorExp | cst.DictComp) -> TypeEnv:
         """A scope of its own with the comprehension's `for` targets bound to the elements of
         their iterables (see `element_kind` and `zipped_kinds`)."""
         scope = TypeEnv(self.info, parent=self)

@@ -291,7 +291,9 @@ class Binder:
 class ReturnCollector(Binder):
     """The kinds a function returns: binds its body in order and records each `return`'s kind.
 
-    Nested functions, classes and lambdas are skipped; a generator's result is not its return value.
+    Nested functions, classes and lambdas are skipped. A generator's result is not its return
+    value but an iterator of what it yields: a sequence of tensors when every `yield` gives a
+    tensor or a tuple display of tensors (`for xb, yb in batches(x, y)` binds tensors).
     """
 
     def __init__(self, env: TypeEnv) -> None:
@@ -299,6 +301,7 @@ class ReturnCollector(Binder):
         self.kinds: list[T] = []
         self.tuples: list[list[T] | None] = []  # per `return`: its tuple display's element kinds
         self.generator = False
+        self.yields_tensors = True  # every `yield` so far gives a tensor or a tuple of tensors
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         return False
@@ -311,6 +314,14 @@ class ReturnCollector(Binder):
 
     def visit_Yield(self, node: cst.Yield) -> bool:
         self.generator = True
+        value = node.value
+        if isinstance(value, cst.Tuple):
+            kinds = self.env.element_kinds(value) if self.env is not None else None
+            tensors = bool(kinds) and all(k in TENSORISH for k in kinds)
+        else:  # `yield from`, a bare `yield` or another value: not known to give tensors
+            tensors = isinstance(value, cst.BaseExpression) and self.env is not None \
+                and self.env.kind(value) in TENSORISH
+        self.yields_tensors = self.yields_tensors and tensors
         return False
 
     def visit_Return(self, node: cst.Return) -> bool:
@@ -320,8 +331,11 @@ class ReturnCollector(Binder):
         return False
 
     def result(self) -> T:
-        """The joined return kind (tensors.join_kinds), UNKNOWN for a generator."""
-        return T.UNKNOWN if self.generator else join_kinds(self.kinds)
+        """The joined return kind (tensors.join_kinds); for a generator, TENSOR_SEQ when it
+        yields only tensors or tuples of tensors, else UNKNOWN."""
+        if self.generator:
+            return T.TENSOR_SEQ if self.yields_tensors else T.UNKNOWN
+        return join_kinds(self.kinds)
 
     def tuple_result(self) -> list[T] | None:
         """Element-wise joined kinds when every `return` gives a tuple display of one length

@@ -407,20 +407,31 @@ class CallPatternChecks(CheckBase):
                  else T.UNKNOWN for a in arg.args]
         return kinds if T.TENSOR in kinds else None
 
-    @staticmethod
-    def _key_picks_tensor(func: cst.BaseExpression, elements: list[T]) -> bool:
-        """`key=lambda p: p[k]` (k an integer literal) picking a tensor element of zipped tuples:
-        sorting compares tensors with `<` (GB0207, measured on 2.13 and 2.15)."""
+    def _key_picks_tensor(self, func: cst.BaseExpression, elements: list[T]) -> bool:
+        """`key=lambda p: ...` over zipped tuples or a tensor dict's `items()` whose body is a
+        tensor: `p[k]` (k an integer literal) picking a tensor element, or an expression of such
+        picks (`lambda kv: kv[1].mean()`); sorting compares tensors with `<` (GB0207, measured on
+        2.13 and 2.15). A body that reads `p` otherwise, or picks a non-tensor element, is not
+        matched."""
+        assert self.env is not None
         if not (isinstance(func, cst.Lambda) and len(func.params.params) == 1
                 and not isinstance(func.params.star_arg, cst.Param)):
             return False
-        body, param = func.body, func.params.params[0].name.value
-        if not (isinstance(body, cst.Subscript) and isinstance(body.value, cst.Name) and body.value.value == param
-                and len(body.slice) == 1 and isinstance(body.slice[0].slice, cst.Index)
-                and isinstance(body.slice[0].slice.value, cst.Integer)):
-            return False
-        k = int(body.slice[0].slice.value.value)
-        return k < len(elements) and elements[k] is T.TENSOR
+        param = func.params.params[0].name.value
+        picks = [n for n in iter_nodes(func.body, cst.Subscript) if isinstance(n.value, cst.Name)
+                 and n.value.value == param]
+        if not picks or sum(1 for n in iter_nodes(func.body, cst.Name) if n.value == param) != len(picks):
+            return False  # `p` read other than as `p[k]`
+        for pick in picks:
+            index = pick.slice[0].slice if len(pick.slice) == 1 else None
+            if not (isinstance(index, cst.Index) and isinstance(index.value, cst.Integer)):
+                return False
+            k = int(index.value.value)
+            if not (k < len(elements) and elements[k] is T.TENSOR):
+                return False
+        scope = TypeEnv(self.info, parent=self.env)
+        scope.names[param] = T.TENSOR_SEQ  # each `p[k]` of the body is a tensor
+        return scope.kind(func.body) in TENSORISH
 
 
 # Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
