@@ -176,10 +176,11 @@ def _load_module(code: str, path: Path):
     return mod
 
 
-def _observe(code: str, path: Path, device: str, backend: str = "eager") -> Observed:
+def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic: bool | None = None) -> Observed:
     """Run an example module's `breakscan_examples()` under default-mode compile with `backend`
     (`eager`; a rule whose break needs a backend other than Dynamo's own `eager` sets
-    `[examples] backend`, e.g. `aot_eager`: Dynamo refuses functorch frames only then)."""
+    `[examples] backend`, e.g. `aot_eager`: Dynamo refuses functorch frames only then) and
+    `dynamic` (`[examples] dynamic = true`: a rule about `torch.compile(dynamic=True)`)."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -212,7 +213,7 @@ def _observe(code: str, path: Path, device: str, backend: str = "eager") -> Obse
                 target = getattr(fn, "_torchdynamo_orig_callable", None) or getattr(
                     fn, "_orig_mod", fn
                 )
-                compiled[id(fn)] = (fn, torch.compile(target, backend=backend))
+                compiled[id(fn)] = (fn, torch.compile(target, backend=backend, dynamic=dynamic))
             compiled[id(fn)][1](*args, **kwargs)
     finally:
         for lg, handlers, propagate in saved:
@@ -295,7 +296,7 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
     gb_ids = rule.gb_ids_for(version)
     for i, ex in enumerate(rule.breaking):
         obs = _observe(ex.code, tmp_path / f"{rule.id}_breaking_{i}.py", device,
-                       raw.get("examples", {}).get("backend", "eager"))
+                       raw.get("examples", {}).get("backend", "eager"), raw.get("examples", {}).get("dynamic"))
         if not ex.applies_to(version):  # the example's own range is exact: outside it, no break
             _assert_clean(rule, obs, f"breaking example {i} outside its range torch {ex.torch}")
             continue
@@ -323,6 +324,7 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
 def test_fixed_example_compiles_without_breaks(rule: Rule, tmp_path: Path):
     device = _dynamic_guard(rule)
     for i, ex in enumerate(rule.fixed):
+        examples = _raw(rule).get("examples", {})
         obs = _observe(ex.code, tmp_path / f"{rule.id}_fixed_{i}.py", device,
-                       _raw(rule).get("examples", {}).get("backend", "eager"))
+                       examples.get("backend", "eager"), examples.get("dynamic"))
         _assert_clean(rule, obs, "fixed")

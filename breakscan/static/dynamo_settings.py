@@ -12,7 +12,7 @@ module reads, per file with `ast` (phase A, stored on `ModuleInfo.dynamo`):
   block and calling outside does not apply it; `@patch(...)` above `@torch.compile` applies,
   below it does not);
 - the options of `torch.compile(..., fullgraph=True)`, `@torch.compile(fullgraph=True)` and
-  `m.compile(fullgraph=True)`.
+  `m.compile(fullgraph=True)`, and likewise `dynamic=True` (sizes and integer inputs symbolic).
 
 SettingsResolver then gives each region function its effective DynamoSettings: Dynamo's
 defaults, then the environment of the scan, then `[tool.breakscan] dynamo-config`, then the writes
@@ -127,18 +127,20 @@ class DynamoSettings:
 
     values: tuple[tuple[str, Any], ...] = ()
     fullgraph: bool = False
+    dynamic: bool = False  # compiled with `dynamic=True`: sizes and integer inputs are symbolic
 
     def get(self, name: str) -> Any:
         """The value of `name`, else Dynamo's default."""
         return dict(self.values).get(name, DEFAULTS.get(name))
 
     @staticmethod
-    def make(values: dict[str, Any], fullgraph: bool = False) -> DynamoSettings:
-        """Settings from a name→value dict; fullgraph adds FULLGRAPH_IMPLIES."""
+    def make(values: dict[str, Any], fullgraph: bool = False, dynamic: bool = False) -> DynamoSettings:
+        """Settings from a name→value dict; fullgraph adds FULLGRAPH_IMPLIES; `dynamic`: the
+        region's root is compiled with `dynamic=True`."""
         merged = {**values, **(FULLGRAPH_IMPLIES if fullgraph else {})}
         items = tuple(sorted((k, tuple(sorted(v)) if isinstance(v, frozenset) else v) for k, v in merged.items()
                              if v != DEFAULTS.get(k)))
-        return DynamoSettings(items, fullgraph)
+        return DynamoSettings(items, fullgraph, dynamic)
 
 
 def silenced(silenced_by: tuple[str, ...], settings: DynamoSettings, callees: set[str],
@@ -179,10 +181,11 @@ class FileSettings:
     env: dict[str, str] = field(default_factory=dict)
     patches: list[PatchScope] = field(default_factory=list)
     options: list[tuple[str, bool]] = field(default_factory=list)  # (compile target or "def:qualname", fullgraph)
+    dynamic: list[str] = field(default_factory=list)  # compile targets ("def:qualname") compiled with dynamic=True
     compiled_vars: dict[str, str] = field(default_factory=dict)  # `opt = torch.compile(fn)`: opt -> fn
 
     def __bool__(self) -> bool:
-        return bool(self.writes or self.env or self.patches or self.options)
+        return bool(self.writes or self.env or self.patches or self.options or self.dynamic)
 
 
 def collect(info, tree: ast.Module) -> FileSettings:
@@ -234,6 +237,23 @@ class _Collector:
                 return bool(kw.value.value)
         return None
 
+    @staticmethod
+    def _compile_dynamic(call: ast.Call) -> bool:
+        """`dynamic=True` among a compile call's options."""
+        return any(kw.arg == "dynamic" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                   for kw in call.keywords)
+
+    def _compile_options(self, node: ast.AST) -> ast.Call | None:
+        """The call holding the options of `torch.compile(f, ...)` / `torch.compile(...)(f)`."""
+        if not isinstance(node, ast.Call) or not node.args:
+            return None
+        if self._qual(node.func) in COMPILE_CALLS:
+            return node
+        inner = node.func
+        if isinstance(inner, ast.Call) and not inner.args and self._qual(inner.func) in COMPILE_CALLS:
+            return inner
+        return None
+
     def _compile_call(self, node: ast.AST) -> tuple[str, bool | None] | None:
         """(target, fullgraph) of `torch.compile(f, ...)` or `torch.compile(...)(f)`, else None."""
         if not isinstance(node, ast.Call) or not node.args:
@@ -278,6 +298,8 @@ class _Collector:
                 fullgraph = self._compile_fullgraph(dec) if isinstance(dec, ast.Call) else None
                 if fullgraph is not None:
                     self.out.options.append((f"def:{qualname}", fullgraph))
+                if isinstance(dec, ast.Call) and self._compile_dynamic(dec):
+                    self.out.dynamic.append(f"def:{qualname}")
         for i, dec in enumerate(node.decorator_list):
             writes = self._patch_writes(dec)
             if writes:
@@ -322,11 +344,15 @@ class _Collector:
             target, fullgraph = self._compile_call(node)
             if fullgraph is not None and target:
                 self.out.options.append((target, fullgraph))
+            if target and self._compile_dynamic(self._compile_options(node)):
+                self.out.dynamic.append(target)
         elif isinstance(func, ast.Attribute) and func.attr == "compile" and not node.args:
             fullgraph = self._compile_fullgraph(node)
             target = ast_dotted(func.value)
             if fullgraph is not None and target:
                 self.out.options.append((target, fullgraph))
+            if target and self._compile_dynamic(node):
+                self.out.dynamic.append(target)
 
 
 def _target_text(node: ast.AST) -> str:
@@ -402,7 +428,7 @@ class SettingsResolver:
         return [(str(mod.path), fn.qualname, fn.occurrence) for mod, _, fn in found]
 
     def _entry(self, key: tuple) -> dict[str, Any]:
-        return self._per_root.setdefault(key, {"files": set(), "writes": [], "fullgraph": None})
+        return self._per_root.setdefault(key, {"files": set(), "writes": [], "fullgraph": None, "dynamic": False})
 
     def _collect(self) -> None:
         for info in self.finder.index.modules.values():
@@ -419,6 +445,13 @@ class SettingsResolver:
                     entry = self._entry(key)
                     entry["files"].add(str(info.path))
                     entry["fullgraph"] = entry["fullgraph"] or fullgraph
+            for target in settings.dynamic:
+                keys = ([(str(info.path), target[4:], 0)] if target.startswith("def:")
+                        else self._root_keys(info, target))
+                for key in keys:
+                    entry = self._entry(key)
+                    entry["files"].add(str(info.path))
+                    entry["dynamic"] = True
             for scope in settings.patches:
                 keys = {k for name in scope.calls for k in self._root_keys(info, name)}
                 if scope.root:
@@ -474,12 +507,12 @@ class SettingsResolver:
         the one in the region's own file, else the first."""
         roots = self.roots.get(region.chain[0], [])
         root = next((r for r in roots if r.module.path == region.module.path), roots[0] if roots else region)
-        entry = self._per_root.get(root.key, {"files": set(), "writes": [], "fullgraph": None})
+        entry = self._per_root.get(root.key, {"files": set(), "writes": [], "fullgraph": None, "dynamic": False})
         values = dict(self.base)
         for path in sorted({str(root.module.path), str(region.module.path), *entry["files"]}):
             values.update(self._file_values(path))
         _apply(values, entry["writes"])
-        return DynamoSettings.make(values, bool(entry["fullgraph"]))
+        return DynamoSettings.make(values, bool(entry["fullgraph"]), entry["dynamic"])
 
 
 def callee_names(info, node) -> set[str]:

@@ -557,6 +557,8 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         return []
     info = regions[0].module
     for region, node in pairs:
+        # `dynamic=True` makes sizes and integer inputs symbolic (checks.call_sites.symbolic_random_call)
+        visitor.dynamic_shapes = (settings or {}).get(region.key, _DEFAULT_SETTINGS).dynamic
         visitor.check_function(region, node)
     errors = _check_errors(item, visitor.errors, lambda e: e.root[1], rules, verbose)
     if not visitor.hits:

@@ -69,7 +69,7 @@ TORCH_TENSOR_OPS = frozenset({
     "torch.matmul", "torch.einsum", "torch.abs", "torch.square", "torch.round", "torch.floor",
     "torch.ceil", "torch.flatten", "torch.reshape", "torch.roll", "torch.diff"})
 _DYNAMO_CONFIG = re.compile(r"_dynamo(?:\.config|\s+import\s*(?:\([^)]*|[^\n]*)\bconfig\b|\s+as\s)")
-_COMPILE_OPTION = re.compile(r"(?<!\w)(?:fullgraph|nopython)\s*=")
+_COMPILE_OPTION = re.compile(r"(?<!\w)(?:fullgraph|nopython|dynamic)\s*=")
 _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")
 
@@ -1764,10 +1764,11 @@ def _calls_compile(source: str) -> bool:
 
 def _names_dynamo_settings(source: str) -> bool:
     """Whether dynamo_settings has something to read in `source`: `torch._dynamo.config` by any
-    import spelling, a `fullgraph=`/`nopython=` option, a TORCHDYNAMO_ variable. The substring
+    import spelling, a `fullgraph=`/`nopython=`/`dynamic=` option, a TORCHDYNAMO_ variable. The substring
     tests first: four times faster on transformers than one regex."""
     return (("_dynamo" in source and _DYNAMO_CONFIG.search(source) is not None) or "TORCHDYNAMO_" in source
-            or (("fullgraph" in source or "nopython" in source) and _COMPILE_OPTION.search(source) is not None))
+            or (("fullgraph" in source or "nopython" in source or "dynamic=" in source or "dynamic =" in source)
+                and _COMPILE_OPTION.search(source) is not None))
 
 
 def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str | None = None) -> ModuleInfo:

@@ -275,7 +275,7 @@ class TypeEnv:
                  self_sub_classes: dict[str, list[str]] | None = None,
                  holds_tensor: Callable[[Collection[str], str], bool] | None = None,
                  properties_of: Callable[[str], frozenset[str]] | None = None,
-                 traced_random: Callable[[str], bool] | None = None) -> None:
+                 traced_random: Callable[[str, cst.Call, TypeEnv], bool] | None = None) -> None:
         """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
@@ -287,7 +287,7 @@ class TypeEnv:
         for a local instance (`instances`, set per function scope: name -> qualified class);
         `properties_of(class)` the property getters of a project class (ProjectIndex.property_names):
         `meter.avg` of a local instance reads what its getter returns;
-        `traced_random(qualname)` whether Dynamo traces that `random` call (TRACED_RANDOM) into a
+        `traced_random(qualname, call, env)` whether Dynamo traces that `random` call (TRACED_RANDOM) into a
         tensor on the target torch (no active rule breaks at the call: `random.random()` from 2.14)."""
         self.info = info
         self.parent = parent
@@ -695,7 +695,7 @@ class TypeEnv:
         qual = self.info.qualify(name)
         if qual.startswith("numpy."):
             return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
-        if qual in TRACED_RANDOM and self.traced_random is not None and self.traced_random(qual):
+        if qual in TRACED_RANDOM and self.traced_random is not None and self.traced_random(qual, node, self):
             return T.RANDOM  # `k = random.randint(0, 3)`: `if k == 0:` breaks (GB0170), `h[:, :k]` too (GB0124)
         if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
             kind = self.returns(node, self)

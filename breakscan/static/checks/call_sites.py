@@ -740,10 +740,58 @@ class CallSiteInference(CheckBase):
             env.instances = self._def_instances(fn)
         return env
 
-    def _traced_random(self, qualname: str) -> bool:
+    def _traced_random(self, qualname: str, call: cst.Call | None = None, env: TypeEnv | None = None) -> bool:
         """Whether Dynamo traces the `random` call `qualname` into a tensor: no active rule
-        breaks at it (BRK205 does for `random.random()` before 2.14)."""
-        return not self.rules.rules_for_call(qualname)
+        breaks at it (BRK205 does for `random.random()` before 2.14), and it has no symbolic
+        argument (`symbolic_random_call`)."""
+        return not self.rules.rules_for_call(qualname) and not (
+            call is not None and env is not None and self.symbolic_random_call(call, env))
+
+    def symbolic_random_call(self, call: cst.Call, env: TypeEnv) -> bool:
+        """Whether a traced `random` call (`random.randint(0, width)`) gets a symbolic argument:
+        in a region compiled with `dynamic=True` (`dynamic_shapes`, set per region by the
+        engine), a size (`x.shape[0]`) or a parameter of the region function, which Dynamo makes
+        a SymInt: a root's parameters, or a callee's that some call in this file passes a
+        non-literal. Dynamo then does not trace the call ("Attempted to call function marked as
+        skipped", GB0007, measured on 2.13 and 2.15) and the number is a Python one."""
+        root = getattr(self, "_root", None)
+        if not getattr(self, "dynamic_shapes", False) or root is None:
+            return False
+        region, node = root
+        params = {p.name.value for p in all_params(node)} - {"self", "cls"}
+        for arg in call.args:
+            if env.kind(arg.value) is T.SHAPE:
+                return True
+            read = {n.value for n in iter_nodes(arg.value, cst.Name)} & params
+            if read and (len(region.chain) <= 1 or any(
+                    not self._literal_at_every_call(node.name.value, node, name) for name in read)):
+                return True
+        return False
+
+    def _literal_at_every_call(self, callee: str, node: cst.FunctionDef, param: str) -> bool:
+        """Whether every call `callee(...)` in this module's defs passes a number literal (or
+        leaves the number default) for `param` of `node`, and there is at least one."""
+        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        default = next((p.default for p in all_params(node) if p.name.value == param), None)
+        seen = False
+        for fn in self.functions.values():
+            for call in iter_nodes(fn, cst.Call):
+                if not (isinstance(call.func, (cst.Name, cst.Attribute)) and dotted_name(call.func)
+                        and dotted_name(call.func).rpartition(".")[2] == callee):
+                    continue
+                seen = True
+                value = None
+                for i, arg in enumerate(call.args):
+                    if arg.star:
+                        return False
+                    name = arg.keyword.value if arg.keyword is not None else (
+                        positional[i] if i < len(positional) else None)
+                    if name == param:
+                        value = arg.value
+                value = default if value is None else value
+                if not isinstance(value, (cst.Integer, cst.Float)):
+                    return False
+        return seen
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind), or of a

@@ -10,7 +10,7 @@ from breakscan.static.checks.call_patterns import CallPatternChecks
 from breakscan.static.checks.tensor_hooks import outer_mutations
 from breakscan.static.index import DISABLE_DECORATORS
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T, is_super_call
+from breakscan.static.tensors import TENSORISH, TRACED_RANDOM, T, is_super_call
 from breakscan.static.walk import iter_nodes
 
 # Deep copies: traced on a plain Python value, a break on a tensor (GB4198; 2.13 and 2.15).
@@ -105,6 +105,8 @@ class CallChecks(CallPatternChecks):
             # a deep copy of a plain Python value (a config dict, a dataclass) is traced (2.13, 2.15)
             for rule in self.rules.rules_for_call(qual):
                 self._emit(rule, node)
+        if qual in TRACED_RANDOM and not self.rules.rules_for_call(qual) and self.symbolic_random_call(node, self.env):
+            self._emit_check("random-symbolic-argument", node)  # GB0007 under dynamic=True
         if qual in SIZE_FACTORIES:
             self._size_arguments(node)
         elif qual in PAD_FUNCTIONS:  # the widths only: the first argument is the padded tensor
@@ -379,5 +381,6 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
-                   "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method"),
+                   "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",
+                   "random-symbolic-argument"),
 }
