@@ -109,6 +109,8 @@ class CallPatternChecks(CheckBase):
             args = _positional(node)
             if args and self._sorts_tensors(args[0], _keyword(node, "key")):
                 self._emit_check("sort-tensors", node)
+            elif args and _keyword(node, "key") is None and self._sorts_tensor_pairs(args[0]):
+                self._emit_check("sort-tensor-pairs", node)  # GB0207 on 2.13 only (BRK267)
         elif qual in ("max", "min"):
             args, key = _positional(node), _keyword(node, "key")
             if len(args) == 1 and key is not None and self._key_returns_tensor(args[0], key.value):
@@ -353,6 +355,11 @@ class CallPatternChecks(CheckBase):
         kind = self.env.kind(arg)
         return (kind is T.TENSOR_SEQ or kind in TENSORISH) and not self._only_guessed(arg)
 
+    def _sorts_tensor_pairs(self, arg: cst.BaseExpression) -> bool:
+        """Tuples holding tensors sorted with no `key=`: `zip(names, tensors)` (`_zipped_kinds`)
+        or `d.items()` of a dict of tensors (BRK267)."""
+        return self._zipped_kinds(arg) is not None or self._items_kinds(arg) is not None
+
     def _key_returns_tensor(self, seq: cst.BaseExpression, key: cst.BaseExpression) -> bool:
         """Whether `key=` returns a tensor for the elements of `seq`, so that `sorted`, `list.sort`,
         `max` and `min` compare tensors (GB0207, GB0193 on 2.13, GB5687 on 2.15): a one-parameter
@@ -438,7 +445,7 @@ class CallPatternChecks(CheckBase):
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
                    "check-message-tensor",
-                   "sort-tensors", "max-min-tensor-key", "rnn-module-call", "script-module-call",
+                   "sort-tensors", "sort-tensor-pairs", "max-min-tensor-key", "rnn-module-call", "script-module-call",
                    "join-formatted-tensors",
                    "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
