@@ -393,3 +393,49 @@ def test_dynamo_confirms_the_package_breaks(tmp_path):
     assert proc.returncode == 0, proc.stderr
     findings = json.loads((tmp_path / "report.json").read_text())["findings"]
     assert_dynamo_confirms(break_statuses(findings), PACKAGE_BREAKS)
+
+
+NUMBER_AT_ONE_CALL = '''\
+import torch
+from torch import nn
+
+
+@torch.compile
+def sample_points(xyz, npoint):
+    out = []
+    for i in range(npoint):
+        out.append(xyz[:, i])
+    return torch.stack(out, 1)
+
+
+class Down(nn.Module):
+    def __init__(self, npoint):
+        super().__init__()
+        self.npoint = npoint
+        self.proj = nn.Linear(3, 8)
+
+    def forward(self, xyz):
+        picked = sample_points(xyz, self.npoint)
+        return self.proj(picked)
+
+
+model = Down(4)
+for _ in range(2):
+    model(torch.randn(2, 16, 3))
+print(sample_points(torch.randn(2, 16, 3), 8).shape)
+'''
+
+
+def test_root_parameter_given_a_number_at_one_call_is_a_number(tmp_path):
+    """`sample_points(xyz, 8)` at one call and `sample_points(xyz, self.npoint)` (unknown) at the
+    other: `npoint` is a Python int, so `range(npoint)` is traced (no BRK107; before, the root
+    convention took it for a tensor: a false alarm on a PointNet++ probe)."""
+    assert not rule_lines(static_findings(tmp_path, {"train.py": NUMBER_AT_ONE_CALL}))
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+def test_dynamo_traces_range_of_a_root_number(tmp_path):
+    write_files(tmp_path, {"train.py": NUMBER_AT_ONE_CALL})
+    found = break_statuses(run_findings(tmp_path, "train.py"))
+    assert not found, found

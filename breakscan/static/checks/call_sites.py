@@ -1181,7 +1181,7 @@ class CallSiteInference(CheckBase):
             found = found + imported if imported is not None else None
         if not found:
             return {}
-        joined = self._join_sites(node, qualname, set(), found, method=False)
+        joined = self._join_sites(node, qualname, set(), found, method=False, numbers_win=True)
         self._root_kinds[qualname] = _values_not_objects(node, joined, found)
         if "." not in qualname:
             scalars = {name for name, kind in self._root_kinds[qualname].items() if kind is T.SCALAR}
@@ -1462,10 +1462,13 @@ class CallSiteInference(CheckBase):
 
     def _join_sites(self, node: cst.FunctionDef, qualname: str, decorators: set[str | None],
                     sites: list[tuple[cst.Call, list[tuple[str | None, T]]]],
-                    method: bool | None = None) -> dict[str, T]:
+                    method: bool | None = None, numbers_win: bool = False) -> dict[str, T]:
         """Parameter kinds of `node` joined over its call sites `(call, argument kinds)`: a parameter
         every call passes (positionally, after the bound `self`/`cls`, or by keyword) takes
-        `_join_arguments` of what they pass; the others stay unknown."""
+        `_join_arguments` of what they pass; the others stay unknown. `numbers_win` (a compiled
+        root's calls): a parameter some call passes a Python number and the others something
+        unknown (`fps(xyz, 8)` and `fps(xyz, self.npoint)`) is a Python number, not left to the
+        root convention that takes it for a tensor."""
         is_method = "." in qualname if method is None else method  # a nested def is not a method
         positional = [*node.params.posonly_params, *node.params.params]
         by_keyword = {p.name.value for p in [*node.params.params, *node.params.kwonly_params]}
@@ -1485,6 +1488,11 @@ class CallSiteInference(CheckBase):
                 if keyword is not None and keyword in by_keyword:
                     passed[keyword].append(kind)
         # A parameter some call does not pass (its default, or an error) stays unknown.
+        if numbers_win:
+            for param, kinds in passed.items():
+                known = [k for k in kinds if k is not T.UNKNOWN]
+                if known and len(known) < len(kinds) and set(known) <= {T.SCALAR, T.SHAPE}:
+                    passed[param] = known + [known[0]] * (len(kinds) - len(known))
         joined = {param: _join_arguments(kinds) for param, kinds in passed.items() if len(kinds) == len(sites)}
         return {param: kind for param, kind in joined.items() if kind is not T.UNKNOWN}
 
