@@ -68,3 +68,25 @@ def test_dynamo_confirms_symbolic_bounds(tmp_path):
     write_files(tmp_path, {"train.py": SOURCE})
     found = break_statuses(run_findings(tmp_path, "train.py"))
     assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in DYNAMIC_BREAKS])
+
+
+SIZE_MINUS_DRAW = '''\
+import random
+
+import torch
+
+
+@torch.compile(dynamic=True)
+def crop(spec, width):
+    w = random.randint(0, width)
+    start = random.randint(0, spec.shape[-1] - w)
+    return spec[..., start:start + 2] * 2
+'''
+
+
+def test_an_untraced_draw_is_a_python_number(tmp_path):
+    """`w` is drawn eagerly (BRK266), so `spec.shape[-1] - w` is a size, symbolic too: the second
+    draw is not traced either (BRK266), and no BRK264 (a traced draw mixed with a number)."""
+    found = rule_lines(static_findings(tmp_path, {"train.py": SIZE_MINUS_DRAW}))
+    assert {("BRK266", 8), ("BRK266", 9)} <= found, found
+    assert not {rule for rule, _ in found} & {"BRK264", "BRK101", "BRK258"}, found

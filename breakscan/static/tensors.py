@@ -695,8 +695,10 @@ class TypeEnv:
         qual = self.info.qualify(name)
         if qual.startswith("numpy."):
             return T.TENSOR if qual[len("numpy."):] in NUMPY_ARRAY_FUNCS else T.UNKNOWN
-        if qual in TRACED_RANDOM and self.traced_random is not None and self.traced_random(qual, node, self):
-            return T.RANDOM  # `k = random.randint(0, 3)`: `if k == 0:` breaks (GB0170), `h[:, :k]` too (GB0124)
+        if qual in TRACED_RANDOM and self.traced_random is not None:
+            if self.traced_random(qual, node, self):
+                return T.RANDOM  # `k = random.randint(0, 3)`: `if k == 0:` breaks (GB0170), `h[:, :k]` too (GB0124)
+            return T.SCALAR  # not traced (a rule breaks at the call, BRK205/BRK266): a Python number
         if self.returns is not None and not (isinstance(func, cst.Name) and self.is_local(func.value)):
             kind = self.returns(node, self)
             if kind is not T.UNKNOWN:
