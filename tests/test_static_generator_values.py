@@ -160,3 +160,110 @@ def test_dynamo_confirms_breaks_of_yielded_tensors(tmp_path, source, breaks):
     write_files(tmp_path, {"train.py": source})
     found = break_statuses(run_findings(tmp_path, "train.py"))
     assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in breaks])
+
+
+# The thirteenth session's user check: a package run as `breakscan run -m audio.train` (relative
+# imports). A generator of time chunks whose consumer breaks in the loop (the frame falls back,
+# the generator frame is refused), a dict comprehension over a ModuleDict after it (BRK406), a
+# sort by a tensor key on a line with a lambda after it (runs eagerly: not predicted), and a
+# SpecAugment-style draw compiled with `dynamic=True` (BRK266 twice).
+PACKAGE = {
+    "audio/__init__.py": '''\
+''',
+    "audio/augment.py": '''\
+import random
+
+import torch
+
+
+def time_chunks(spec, size):
+    for start in range(0, spec.shape[-1], size):
+        yield spec[..., start:start + size]
+
+
+def normalize(chunk):
+    peak = chunk.abs().max()
+    if peak > 4:
+        chunk = chunk / peak
+    return chunk
+
+
+def mask_time(spec, width):
+    w = random.randint(0, width)
+    start = random.randint(0, spec.shape[-1] - w)
+    out = spec.clone()
+    out[..., start:start + w] = 0
+    return out
+''',
+    "audio/model.py": '''\
+import torch
+from torch import nn
+
+from .augment import normalize, time_chunks
+
+
+class Tagger(nn.Module):
+    def __init__(self, n_mels=16, hidden=32):
+        super().__init__()
+        self.enc = nn.Linear(n_mels, hidden)
+        self.heads = nn.ModuleDict({"speech": nn.Linear(hidden, 1), "music": nn.Linear(hidden, 1)})
+
+    def forward(self, spec):
+        pooled = []
+        for chunk in time_chunks(spec, 8):
+            pooled.append(normalize(chunk).mean(-1))
+        h = self.enc(torch.stack(pooled, 1)).mean(1)
+        scores = {name: head(h).squeeze(-1) for name, head in self.heads.items()}
+        ranked = sorted(scores.items(), key=lambda kv: kv[1].mean())
+        return scores, ranked[-1][0]
+''',
+    "audio/train.py": '''\
+import torch
+
+from .augment import mask_time
+from .model import Tagger
+
+augment = torch.compile(mask_time, dynamic=True)
+
+
+def main():
+    model = torch.compile(Tagger())
+    conf = {"width": 4}
+    for step in range(3):
+        spec = augment(torch.randn(2, 16, 32), conf["width"])
+        scores, best = model(spec)
+        print(f"step {step}: best={best}")
+
+
+if __name__ == "__main__":
+    main()
+''',
+}
+PACKAGE_BREAKS = [("BRK407", "augment.py", 6), ("BRK101", "augment.py", 13), ("BRK266", "augment.py", 19),
+                  ("BRK266", "augment.py", 20), ("BRK406", "model.py", 18)]
+
+
+def test_a_package_with_a_generator_and_dynamic_draws(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    assert set(PACKAGE_BREAKS) <= found, found
+    assert not {f for f in found if f[1] == "model.py" and f[2] == 19}, found  # runs eagerly
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+def test_dynamo_confirms_the_package_breaks(tmp_path):
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    write_files(tmp_path, PACKAGE)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
+    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json", "-o",
+                           "report.json", "--exit-zero", "-m", "audio.train"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
+    assert proc.returncode == 0, proc.stderr
+    findings = json.loads((tmp_path / "report.json").read_text())["findings"]
+    assert_dynamo_confirms(break_statuses(findings), PACKAGE_BREAKS)

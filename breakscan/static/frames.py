@@ -245,7 +245,7 @@ class SkippedFrames:
         _, block, sites = min((f for f in found if _holds(f[1], line)), key=lambda f: f[1].line)
         path = str(region.module.path)
         earlier = [n for p, n in self._direct.get(region.key, ()) if p == path and frame.def_line <= n < block.line
-                   and not _in_nested(n, self._columns.get((p, n)), frame)]
+                   and not _in_nested(n, self._columns.get((p, n)), frame.nested, frame.lambda_starts)]
         if block.kind == "try" and block.ops_before:
             eager_from = block.line  # compiled up to the last resumable point before the try
         else:  # the whole frame, or the continuation after the last break before the block
@@ -277,7 +277,8 @@ class SkippedFrames:
         eager: dict[str, list[tuple[int, int, list[tuple[int, int]]]]] = defaultdict(list)
         for region, frame, found in skips:
             # the other arm of an `if` around the block never runs in the call that broke there
-            eager[str(region.module.path)].append((found.line, frame.def_end, [*frame.nested, *found.block.exclusive]))
+            eager[str(region.module.path)].append((found.line, frame.def_end, [*frame.nested, *found.block.exclusive],
+                                                   frame.lambda_starts))
         kept = [f for f in findings if not _runs_eagerly(f, eager.get(f.path, ()))]
         dropped = {(f.path, f.line) for f in findings if f.status is Status.PREDICTED} \
             - {(f.path, f.line) for f in kept}
@@ -566,15 +567,17 @@ def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
     return any(first <= line <= last for first, last in spans)
 
 
-def _in_nested(line: int, column: int | None, frame: DefFrame) -> bool:
-    """Whether code at `line` (and 1-based `column`, when known) is in a nested def or lambda of
-    `frame`, not the frame's own: on a lambda's first line, only from the lambda's start on."""
-    if not _inside(line, frame.nested):
+def _in_nested(line: int, column: int | None, nested: list[tuple[int, int]],
+               lambda_starts: list[tuple[int, int]]) -> bool:
+    """Whether code at `line` (and 1-based `column`, when known) is in one of a frame's `nested`
+    spans (its nested defs and lambdas: DefFrame.nested), not the frame's own: on a lambda's first
+    line (`lambda_starts`: DefFrame.lambda_starts), only from the lambda's start on."""
+    if not _inside(line, nested):
         return False
-    if column is None or not frame.lambda_starts:
+    if column is None or not lambda_starts:
         return True
-    starts = [offset for first, offset in frame.lambda_starts if first == line]
-    others = [span for span in frame.nested if span[0] <= line <= span[1] and span[0] != line]
+    starts = [offset for first, offset in lambda_starts if first == line]
+    others = [span for span in nested if span[0] <= line <= span[1] and span[0] != line]
     return bool(others) or not starts or column - 1 >= min(starts)
 
 
@@ -585,7 +588,8 @@ def _runs_eagerly(f: Finding, spans) -> bool:
     whose body broke: no recompile, measured on 2.13)."""
     if f.status is not Status.PREDICTED or f.kind not in (*BREAK_KINDS, Kind.RECOMPILE):
         return False
-    return any(skip < f.line <= last and not _inside(f.line, nested) for skip, last, nested in spans)
+    return any(skip < f.line <= last and not _in_nested(f.line, f.column, nested, lambdas)
+               for skip, last, nested, lambdas in spans)
 
 
 def _source_lines(path: str) -> list[str]:
