@@ -256,14 +256,10 @@ class _Collector:
 
     def _compile_call(self, node: ast.AST) -> tuple[str, bool | None] | None:
         """(target, fullgraph) of `torch.compile(f, ...)` or `torch.compile(...)(f)`, else None."""
-        if not isinstance(node, ast.Call) or not node.args:
+        options = self._compile_options(node)
+        if options is None:
             return None
-        if self._qual(node.func) in COMPILE_CALLS:
-            return _target_text(node.args[0]), self._compile_fullgraph(node)
-        inner = node.func
-        if isinstance(inner, ast.Call) and not inner.args and self._qual(inner.func) in COMPILE_CALLS:
-            return _target_text(node.args[0]), self._compile_fullgraph(inner)
-        return None
+        return _target_text(node.args[0]), self._compile_fullgraph(options)  # type: ignore[attr-defined]
 
     def run(self, tree: ast.Module) -> FileSettings:
         for stmt in tree.body:  # qualnames as the index writes them: `f`, `Class.method`
@@ -430,6 +426,15 @@ class SettingsResolver:
     def _entry(self, key: tuple) -> dict[str, Any]:
         return self._per_root.setdefault(key, {"files": set(), "writes": [], "fullgraph": None, "dynamic": False})
 
+    def _option_entries(self, info, target: str) -> list[dict[str, Any]]:
+        """The entries of the roots a compile option of `info` names (`def:qualname` for a
+        decorated def of the file, else a compile target), each noting the file."""
+        keys = [(str(info.path), target[4:], 0)] if target.startswith("def:") else self._root_keys(info, target)
+        entries = [self._entry(key) for key in keys]
+        for entry in entries:
+            entry["files"].add(str(info.path))
+        return entries
+
     def _collect(self) -> None:
         for info in self.finder.index.modules.values():
             for target in info.compile_targets:  # its imports' settings apply (_import_closure)
@@ -439,18 +444,10 @@ class SettingsResolver:
             if not settings:
                 continue
             for target, fullgraph in settings.options:
-                keys = ([(str(info.path), target[4:], 0)] if target.startswith("def:")
-                        else self._root_keys(info, target))
-                for key in keys:
-                    entry = self._entry(key)
-                    entry["files"].add(str(info.path))
+                for entry in self._option_entries(info, target):
                     entry["fullgraph"] = entry["fullgraph"] or fullgraph
             for target in settings.dynamic:
-                keys = ([(str(info.path), target[4:], 0)] if target.startswith("def:")
-                        else self._root_keys(info, target))
-                for key in keys:
-                    entry = self._entry(key)
-                    entry["files"].add(str(info.path))
+                for entry in self._option_entries(info, target):
                     entry["dynamic"] = True
             for scope in settings.patches:
                 keys = {k for name in scope.calls for k in self._root_keys(info, name)}

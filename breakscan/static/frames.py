@@ -274,7 +274,8 @@ class SkippedFrames:
         language server's open files), only the frames of those files are worked out, and only
         findings in them are returned as new."""
         skips = self.skips(paths)
-        eager: dict[str, list[tuple[int, int, list[tuple[int, int]]]]] = defaultdict(list)
+        # per file: (break line, frame end, nested spans and exclusive arms, lambda starts)
+        eager: dict[str, list[tuple[int, int, list[tuple[int, int]], list[tuple[int, int]]]]] = defaultdict(list)
         for region, frame, found in skips:
             # the other arm of an `if` around the block never runs in the call that broke there
             eager[str(region.module.path)].append((found.line, frame.def_end, [*frame.nested, *found.block.exclusive],

@@ -550,7 +550,8 @@ class TypeEnv:
     def zipped_kinds(self, it: cst.BaseExpression) -> list[T] | None:
         """Per position, the kinds of the tuples `zip(...)`/`enumerate(...)` give (for `for v, i in
         zip(values, ids):`): `element_kind` of each iterable, a Python int for the counter; for
-        `d.items()` of a dict of tensors, an unknown key and a tensor."""
+        `d.items()` of a dict of tensors, an unknown key and a tensor; for `self.heads.items()` of an
+        `nn.ModuleDict`, a name and a submodule."""
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" \
                 and not it.args:
             if self.kind(it.func.value) is T.TENSOR_MAP:

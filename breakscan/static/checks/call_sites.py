@@ -688,6 +688,7 @@ class CallSiteInference(CheckBase):
         self._callee_returns: dict[tuple[str, str], str] = {}  # (class or "", name) -> its return annotation
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
+        self.dynamic_shapes = False  # the region being checked is compiled with dynamic=True (engine)
         self.module_tree: cst.Module | None = None  # the whole module (RootCalls), set by the engine
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
@@ -754,8 +755,8 @@ class CallSiteInference(CheckBase):
         a SymInt: a root's parameters, or a callee's that some call in this file passes a
         non-literal. Dynamo then does not trace the call ("Attempted to call function marked as
         skipped", GB0007, measured on 2.13 and 2.15) and the number is a Python one."""
-        root = getattr(self, "_root", None)
-        if not getattr(self, "dynamic_shapes", False) or root is None:
+        root = getattr(self, "_root", None)  # RegionVisitor's (region, def) being checked
+        if not self.dynamic_shapes or root is None:
             return False
         region, node = root
         params = {p.name.value for p in all_params(node)} - {"self", "cls"}
