@@ -56,13 +56,14 @@ def cli_findings(project: Path, *args: str, cache: Path | None = None) -> list[d
     return json.loads(proc.stdout)["findings"]
 
 
-def run_findings(project: Path, script: str) -> list[dict]:
+def run_findings(project: Path, script: str, module: bool = False) -> list[dict]:
     """Run `breakscan run --show-refuted SCRIPT` in `project` (its options before the script, which
-    takes the rest of the command line) with a JSON report and a cache inside `project`; return
-    the report's findings. Fails the test on a non-zero exit."""
+    takes the rest of the command line; `module`: SCRIPT is a module run as `-m pkg.mod`, a package
+    with relative imports) with a JSON report and a cache inside `project`; return the report's
+    findings. Fails the test on a non-zero exit."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(project / "cache")}
     proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json",
-                           "-o", "report.json", "--exit-zero", script],
+                           "-o", "report.json", "--exit-zero", *(["-m"] if module else []), script],
                           cwd=project, env=env, capture_output=True, text=True, timeout=400)
     assert proc.returncode == 0, proc.stderr
     return json.loads((project / "report.json").read_text())["findings"]

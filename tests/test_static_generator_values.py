@@ -252,18 +252,6 @@ def test_a_package_with_a_generator_and_dynamic_draws(tmp_path):
 @pytest.mark.dynamic
 @pytest.mark.versions
 def test_dynamo_confirms_the_package_breaks(tmp_path):
-    import json
-    import os
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
-
     write_files(tmp_path, PACKAGE)
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", "BREAKSCAN_CACHE_DIR": str(tmp_path / "cache")}
-    proc = subprocess.run([sys.executable, "-m", "breakscan", "run", "--show-refuted", "--format", "json", "-o",
-                           "report.json", "--exit-zero", "-m", "audio.train"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=400)
-    assert proc.returncode == 0, proc.stderr
-    findings = json.loads((tmp_path / "report.json").read_text())["findings"]
+    findings = run_findings(tmp_path, "audio.train", module=True)
     assert_dynamo_confirms(break_statuses(findings), PACKAGE_BREAKS)

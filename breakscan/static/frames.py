@@ -49,6 +49,7 @@ from breakscan.static.index import (
     FunctionInfo,
     ModuleInfo,
     SkipBlock,
+    inside_spans,
 )
 from breakscan.static.regions import Region, RegionFinder, RegionKey
 from breakscan.static import unsaved
@@ -199,7 +200,7 @@ class SkippedFrames:
         break itself, or a call whose callee breaks below), and the break sites behind them."""
         path = str(region.module.path)
         sites = {s for s in self._direct.get(region.key, ()) if s[0] == path
-                 and block.body_first <= s[1] <= block.body_last and not _inside(s[1], frame.nested)}
+                 and block.body_first <= s[1] <= block.body_last and not _in_nested(s[1], frame.nested)}
         lines = [line for _, line in sites]
         variable, attr = block.loop_over
         for line, call in frame.calls:
@@ -245,7 +246,7 @@ class SkippedFrames:
         _, block, sites = min((f for f in found if _holds(f[1], line)), key=lambda f: f[1].line)
         path = str(region.module.path)
         earlier = [n for p, n in self._direct.get(region.key, ()) if p == path and frame.def_line <= n < block.line
-                   and not _in_nested(n, self._columns.get((p, n)), frame.nested, frame.lambda_starts)]
+                   and not _in_nested(n, frame.nested, self._columns.get((p, n)))]
         if block.kind == "try" and block.ops_before:
             eager_from = block.line  # compiled up to the last resumable point before the try
         else:  # the whole frame, or the continuation after the last break before the block
@@ -274,12 +275,12 @@ class SkippedFrames:
         language server's open files), only the frames of those files are worked out, and only
         findings in them are returned as new."""
         skips = self.skips(paths)
-        # per file: (break line, frame end, nested spans and exclusive arms, lambda starts)
-        eager: dict[str, list[tuple[int, int, list[tuple[int, int]], list[tuple[int, int]]]]] = defaultdict(list)
+        # per file: (break line, frame end, nested defs and lambdas, the other arms of `if`s around the
+        # block: they never run in the call that broke there)
+        eager: dict[str, list[tuple[int, int, list[tuple[int, int, int]], tuple[tuple[int, int], ...]]]] = \
+            defaultdict(list)
         for region, frame, found in skips:
-            # the other arm of an `if` around the block never runs in the call that broke there
-            eager[str(region.module.path)].append((found.line, frame.def_end, [*frame.nested, *found.block.exclusive],
-                                                   frame.lambda_starts))
+            eager[str(region.module.path)].append((found.line, frame.def_end, frame.nested, found.block.exclusive))
         kept = [f for f in findings if not _runs_eagerly(f, eager.get(f.path, ()))]
         dropped = {(f.path, f.line) for f in findings if f.status is Status.PREDICTED} \
             - {(f.path, f.line) for f in kept}
@@ -294,8 +295,8 @@ class SkippedFrames:
                 continue
             path = str(region.module.path)
             comps = [c for c in frame.comprehensions if c.references_module
-                     and c.line >= found.eager_from and not _inside(c.line, frame.nested)]
-            gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _inside(g.line, frame.nested)]
+                     and c.line >= found.eager_from and not _in_nested(c.line, frame.nested)]
+            gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _in_nested(g.line, frame.nested)]
             started = self._generators_called(region, frame, found.eager_from)
             if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
                 continue
@@ -495,7 +496,7 @@ class SkippedFrames:
         inlined it is not reported again when the eager code runs it."""
         out: list[Region] = []
         for line, call in frame.calls:
-            if line >= eager_from and not _inside(line, frame.nested):
+            if line >= eager_from and not _in_nested(line, frame.nested):
                 out += [r for r in self._callees(region, [call])
                         if r.function.is_generator and r not in out and not self._direct.get(r.key)]
         return out
@@ -508,26 +509,21 @@ class SkippedFrames:
         column, end_column, short = _short_place(lines, comp)
         where = _cause_text(causes or [(path, found.line)], path)
         block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
-        suppressed = is_suppressed(rule.id, lines, comp.line, comp.end_line, rule.gb_ids)
-        return Finding(
-            rule_id=rule.id, kind=rule.kind, path=str(at.module.path) if at else path, line=comp.line, column=column,
-            end_line=comp.end_line, end_column=end_column,
-            message=rule.message.replace("{code}", short).replace("{cause}", where)
-            .replace("{line}", str(found.block.line)).replace("{block}", block),
-            severity=rule.severity, status=Status.PREDICTED, fix=rule.fix, gb_ids=rule.gb_ids,
-            chain=region.chain + ((at.function.qualname,) if at else ()), code=short,
-            extra={"requires": [f"{p}:{n}" for p, n in causes], "try_line": found.block.line,
-                   "skip_block": found.block.kind, **({SUPPRESSED: True} if suppressed else {})},
-        )
+        return _conditional_finding(
+            rule, region, str(at.module.path) if at else path, lines, comp.line, comp.end_line, column, end_column,
+            short, causes, {"{code}": short, "{cause}": where, "{line}": str(found.block.line), "{block}": block},
+            extra={"try_line": found.block.line, "skip_block": found.block.kind},
+            chain=region.chain + ((at.function.qualname,) if at else ()))
 
 
 def _conditional_finding(rule: Rule, region: Region, path: str, lines: list[str], first: int, last: int,
                          column: int, end_column: int, code: str, causes: Collection[Site],
-                         replacements: dict[str, str], extra: dict | None = None) -> Finding:
+                         replacements: dict[str, str], extra: dict | None = None,
+                         chain: tuple[str, ...] | None = None) -> Finding:
     """A predicted finding of `rule` on lines `first`..`last` of `path` (columns 1-based), its
     message's placeholders filled from `replacements` (`{code}` and `{cause}` included), that
     follows from the break sites `causes` (`extra["requires"]`, judged by breakscan.merge only
-    where one of them was traced)."""
+    where one of them was traced); `chain`: its compile-region chain (default `region`'s)."""
     message = rule.message
     for key, value in replacements.items():
         message = message.replace(key, value)
@@ -535,7 +531,7 @@ def _conditional_finding(rule: Rule, region: Region, path: str, lines: list[str]
     return Finding(
         rule_id=rule.id, kind=rule.kind, path=path, line=first, column=column, end_line=last,
         end_column=end_column, message=message, severity=rule.severity, status=Status.PREDICTED,
-        fix=rule.fix, gb_ids=rule.gb_ids, chain=region.chain, code=code,
+        fix=rule.fix, gb_ids=rule.gb_ids, chain=region.chain if chain is None else chain, code=code,
         extra={"requires": [f"{p}:{n}" for p, n in causes], **(extra or {}),
                **({SUPPRESSED: True} if suppressed else {})},
     )
@@ -564,22 +560,12 @@ def _holds(block: SkipBlock, line: int) -> bool:
     return (block.line if block.kind == "loop" else block.body_first) <= line <= block.body_last
 
 
-def _inside(line: int, spans: list[tuple[int, int]]) -> bool:
-    return any(first <= line <= last for first, last in spans)
-
-
-def _in_nested(line: int, column: int | None, nested: list[tuple[int, int]],
-               lambda_starts: list[tuple[int, int]]) -> bool:
-    """Whether code at `line` (and 1-based `column`, when known) is in one of a frame's `nested`
-    spans (its nested defs and lambdas: DefFrame.nested), not the frame's own: on a lambda's first
-    line (`lambda_starts`: DefFrame.lambda_starts), only from the lambda's start on."""
-    if not _inside(line, nested):
-        return False
-    if column is None or not lambda_starts:
-        return True
-    starts = [offset for first, offset in lambda_starts if first == line]
-    others = [span for span in nested if span[0] <= line <= span[1] and span[0] != line]
-    return bool(others) or not starts or column - 1 >= min(starts)
+def _in_nested(line: int, nested: list[tuple[int, int, int]], column: int | None = None) -> bool:
+    """Whether code at `line` (and 1-based `column`, when known) is in one of a frame's nested defs
+    or lambdas (DefFrame.nested), not the frame's own: on a lambda's first line, only from the
+    lambda's start on (without a column, the whole line)."""
+    return any(first < line <= last or (line == first and (start < 0 or column is None or column - 1 >= start))
+               for first, last, start in nested)
 
 
 def _runs_eagerly(f: Finding, spans) -> bool:
@@ -589,8 +575,8 @@ def _runs_eagerly(f: Finding, spans) -> bool:
     whose body broke: no recompile, measured on 2.13)."""
     if f.status is not Status.PREDICTED or f.kind not in (*BREAK_KINDS, Kind.RECOMPILE):
         return False
-    return any(skip < f.line <= last and not _in_nested(f.line, f.column, nested, lambdas)
-               for skip, last, nested, lambdas in spans)
+    return any(skip < f.line <= last and not _in_nested(f.line, nested, f.column) and not inside_spans(f.line, arms)
+               for skip, last, nested, arms in spans)
 
 
 def _source_lines(path: str) -> list[str]:

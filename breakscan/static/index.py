@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -229,12 +229,12 @@ class DefFrame:
     blocks: list[SkipBlock] = field(default_factory=list)
     comprehensions: list[Comprehension] = field(default_factory=list)
     genexprs: list[Comprehension] = field(default_factory=list)
-    nested: list[tuple[int, int]] = field(default_factory=list)
+    # (first line, last line, start column offset): -1 for a def, whose first line is all its own;
+    # a lambda's column, since its first line's code before it is this frame's
+    # (`sorted(d.items(), key=lambda kv: kv[1].mean())` breaks here, not in the lambda)
+    nested: list[tuple[int, int, int]] = field(default_factory=list)
     calls: list[tuple[int, CallRef]] = field(default_factory=list)  # its own calls, with their lines
     param_lines: list[int] = field(default_factory=list)  # calls of an enclosing def's parameter (a wrapper's)
-    # (line, column offset) where each lambda starts: its first line's code before that column is
-    # this frame's (`sorted(d.items(), key=lambda kv: kv[1].mean())` breaks here, not in the lambda)
-    lambda_starts: list[tuple[int, int]] = field(default_factory=list)
 
 
 @dataclass
@@ -1008,9 +1008,8 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         for sub in own:
             if isinstance(sub, _DEFS) and sub is not fn:
                 first = min([sub.lineno, *(d.lineno for d in getattr(sub, "decorator_list", ()))])
-                frame.nested.append((first, sub.end_lineno or sub.lineno))
-                if isinstance(sub, ast.Lambda):
-                    frame.lambda_starts.append((sub.lineno, sub.col_offset))
+                start = sub.col_offset if isinstance(sub, ast.Lambda) else -1
+                frame.nested.append((first, sub.end_lineno or sub.lineno, start))
             elif isinstance(sub, ast.GeneratorExp):
                 frame.genexprs.append(Comprehension(sub.lineno, sub.col_offset, sub.end_lineno or sub.lineno,
                                                     sub.end_col_offset or 0, False))
@@ -1675,7 +1674,7 @@ def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunct
             span = Comprehension(comp.lineno, comp.col_offset, comp.end_lineno or comp.lineno,
                                  comp.end_col_offset or 0, True)
             out.append(ComprehensionCalls(span, over, tuple(calls), tuple(dict.fromkeys(elements)),
-                                          not _inside_spans(comp.lineno, compound)))
+                                          not inside_spans(comp.lineno, compound)))
     return out
 
 
@@ -1699,7 +1698,8 @@ def _self_attr(node: ast.AST) -> str:
     return node.attr if _is_self_attr(node) else ""  # type: ignore[attr-defined]
 
 
-def _inside_spans(line: int, spans: list[tuple[int, int]]) -> bool:
+def inside_spans(line: int, spans: Iterable[tuple[int, int]]) -> bool:
+    """Whether `line` lies in one of the (first, last) line `spans`."""
     return any(first <= line <= last for first, last in spans)
 
 

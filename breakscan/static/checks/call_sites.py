@@ -68,23 +68,22 @@ def _varying_params(node: cst.FunctionDef, sites: list, module: cst.Module | Non
     return varying
 
 
-def _fixed_params(node: cst.FunctionDef, sites: list) -> set[str]:
-    """The parameters of `node` that each call `(call, caller)` of `sites` (at least one, all of
-    them plain calls) leaves to its number default or passes the same number literal: one value
-    at every call, so Dynamo specializes once and never recompiles on them (`generate(model, idx)`
-    with `temperature=1.0`)."""
+def _passed_numbers(node: cst.FunctionDef, calls: list) -> dict[str, set[str]] | None:
+    """Per parameter of `node`, the values `calls` (plain calls, at least one) give it: the text of
+    a number literal passed or left as the default, or a "?..." marker for anything else (each
+    unknown value distinct). None when there is no call, one is not a `cst.Call`, or one unpacks
+    `*args` / `**kwargs` (what it passes is not known)."""
     params = [p for p in (*node.params.posonly_params, *node.params.params)]
     positional = [p.name.value for p in params]
     defaults = {p.name.value: p.default for p in (*params, *node.params.kwonly_params)}
     values: dict[str, set[str]] = {name: set() for name in defaults}
-    calls = [call for call, _ in sites]
     if not calls or not all(isinstance(c, cst.Call) for c in calls):
-        return set()
+        return None
     for call in calls:
         passed: set[str] = set()
         for i, arg in enumerate(call.args):
-            if arg.star:  # `*args` / `**kwargs`: what it passes is not known
-                return set()
+            if arg.star:
+                return None
             name = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
             if name not in values:
                 continue
@@ -94,6 +93,17 @@ def _fixed_params(node: cst.FunctionDef, sites: list) -> set[str]:
         for name, default in defaults.items():
             if name not in passed:
                 values[name].add(default.value if isinstance(default, (cst.Integer, cst.Float)) else "?")
+    return values
+
+
+def _fixed_params(node: cst.FunctionDef, sites: list) -> set[str]:
+    """The parameters of `node` that each call `(call, caller)` of `sites` (at least one, all of
+    them plain calls) leaves to its number default or passes the same number literal: one value
+    at every call, so Dynamo specializes once and never recompiles on them (`generate(model, idx)`
+    with `temperature=1.0`)."""
+    values = _passed_numbers(node, [call for call, _ in sites])
+    if values is None:
+        return set()
     return {name for name, seen in values.items() if len(seen) == 1 and not next(iter(seen)).startswith("?")}
 
 
@@ -689,6 +699,7 @@ class CallSiteInference(CheckBase):
         self._inferred: dict[str, dict[str, T] | None] = {}  # qualname -> parameter kinds from call sites
         self._sites: CallSites | None = None  # built on first need
         self.dynamic_shapes = False  # the region being checked is compiled with dynamic=True (engine)
+        self._literals: dict[int, frozenset[str]] = {}  # def id -> parameters given number literals (BRK266)
         self.module_tree: cst.Module | None = None  # the whole module (RootCalls), set by the engine
         self._root_calls: RootCalls | None = None  # built on first need
         self._root_kinds: dict[str, dict[str, T]] = {}  # compiled function -> parameter kinds from its calls
@@ -741,12 +752,11 @@ class CallSiteInference(CheckBase):
             env.instances = self._def_instances(fn)
         return env
 
-    def _traced_random(self, qualname: str, call: cst.Call | None = None, env: TypeEnv | None = None) -> bool:
-        """Whether Dynamo traces the `random` call `qualname` into a tensor: no active rule
-        breaks at it (BRK205 does for `random.random()` before 2.14), and it has no symbolic
-        argument (`symbolic_random_call`)."""
-        return not self.rules.rules_for_call(qualname) and not (
-            call is not None and env is not None and self.symbolic_random_call(call, env))
+    def _traced_random(self, qualname: str, call: cst.Call, env: TypeEnv) -> bool:
+        """Whether Dynamo traces the `random` call `qualname` (`call`, made in `env`) into a
+        tensor: no active rule breaks at it (BRK205 does for `random.random()` before 2.14), and it
+        has no symbolic argument (`symbolic_random_call`)."""
+        return not self.rules.rules_for_call(qualname) and not self.symbolic_random_call(call, env)
 
     def symbolic_random_call(self, call: cst.Call, env: TypeEnv) -> bool:
         """Whether a traced `random` call (`random.randint(0, width)`) gets a symbolic argument:
@@ -764,35 +774,23 @@ class CallSiteInference(CheckBase):
             if env.kind(arg.value) is T.SHAPE:
                 return True
             read = {n.value for n in iter_nodes(arg.value, cst.Name)} & params
-            if read and (len(region.chain) <= 1 or any(
-                    not self._literal_at_every_call(node.name.value, node, name) for name in read)):
+            if read and (len(region.chain) <= 1 or not read <= self._literal_params(node)):
                 return True
         return False
 
-    def _literal_at_every_call(self, callee: str, node: cst.FunctionDef, param: str) -> bool:
-        """Whether every call `callee(...)` in this module's defs passes a number literal (or
-        leaves the number default) for `param` of `node`, and there is at least one."""
-        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
-        default = next((p.default for p in all_params(node) if p.name.value == param), None)
-        seen = False
-        for fn in self.functions.values():
-            for call in iter_nodes(fn, cst.Call):
-                if not (isinstance(call.func, (cst.Name, cst.Attribute)) and dotted_name(call.func)
-                        and dotted_name(call.func).rpartition(".")[2] == callee):
-                    continue
-                seen = True
-                value = None
-                for i, arg in enumerate(call.args):
-                    if arg.star:
-                        return False
-                    name = arg.keyword.value if arg.keyword is not None else (
-                        positional[i] if i < len(positional) else None)
-                    if name == param:
-                        value = arg.value
-                value = default if value is None else value
-                if not isinstance(value, (cst.Integer, cst.Float)):
-                    return False
-        return seen
+    def _literal_params(self, node: cst.FunctionDef) -> frozenset[str]:
+        """The parameters of `node` that every call of it by name in this module's defs (at least
+        one; `f(...)` or `obj.f(...)`) passes a number literal or leaves to its number default
+        (`_passed_numbers`). Memoized per def."""
+        key = id(node)
+        if key not in self._literals:
+            name = node.name.value
+            calls = [call for fn in self.functions.values() for call in iter_nodes(fn, cst.Call)
+                     if (dotted_name(call.func) or "").rpartition(".")[2] == name]
+            values = _passed_numbers(node, calls)
+            self._literals[key] = frozenset(
+                param for param, seen in (values or {}).items() if not any(v.startswith("?") for v in seen))
+        return self._literals[key]
 
     def _global_kind(self, qualname: str) -> T | None:
         """The kind of a module global of the project (module_globals.global_kind), or of a
