@@ -20,6 +20,7 @@ import threading
 import tokenize
 import traceback
 import warnings
+import weakref
 from collections.abc import Callable, Collection, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -412,11 +413,13 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
 
     `settings` maps a region's key to its DynamoSettings (default: Dynamo's defaults); `callers`
     (checks.call_sites.ProjectCallers) the project's traced call sites, for parameter inference;
-    `share`: `path` holds traced calls of other files' functions, so its tree is shared with
-    caller_visitor (see _SHARED). `roots`: the qualified names of the project's compiled
-    module-level functions, to parse the file with the defs no check reads elided
-    (breakscan.static.elide); None parses it whole."""
-    item = _shared_tree(path) if share else None
+    `share`: other files' call-site inference reads `path` (affinity_groups), so its tree is
+    kept for caller_visitor (see _SHARED). `roots`: the qualified names of the project's
+    compiled module-level functions, to parse the file with the defs no check reads elided
+    (breakscan.static.elide), or to take the tree caller_visitor parsed so in this process;
+    None parses it whole."""
+    # a tree another file's call-site inference parsed in this worker (caller_visitor) serves too
+    item = _shared_tree(path) if roots is not None else None
     if item is None:
         # only files phase A's ast.parse accepted get here
         item = parse_file(path, cpython_checked=True, regions=regions if roots is not None else None,
@@ -519,29 +522,38 @@ def caller_visitor(path: str, regions: list[Region], index: ProjectIndex, rules:
                 return None
             kept = _Parsed(Path(path), _decode(data, module.encoding), module, data)
         _share(kept)
-    return _region_visitor(kept.module, kept.source, regions, index, rules, info=info)[0]
+    visitor = _region_visitor(kept.module, kept.source, regions, index, rules, info=info)[0]
+    visitor.parsed = kept  # in _ALIVE while ProjectCallers keeps the visitor
+    return visitor
 
 
-# The trees of files holding traced calls of other files' functions, shared by the two uses a
-# worker makes of such a file: its own check, and the call-site inference of the files it calls
-# (`modular_x.py` calls into `modeling_x.py`, checked just before it): one libcst parse, not two
-# when both uses fall close together (110 -> 107 parses on 340 transformers files; call-site
-# parses cost about 5 CPU s on the whole tree). A few, newest last; valid while the bytes match.
-SHARED_KEPT = 4
+# The trees of files other files' call-site inference reads (their callers, the callees whose
+# returns it reads), shared by the uses a worker makes of such a file: its own check, and the
+# inference of the files linked to it, which affinity_groups sends to the same worker. The
+# SHARED_KEPT most recently used are held here; any other still alive (a caller's visitor that
+# ProjectCallers keeps holds its tree) is found through _ALIVE. One libcst parse where there were
+# two or three: 1138 -> 950 parses on the transformers tree with 2 workers, about 6 CPU s.
+# Valid while the file's bytes match.
+SHARED_KEPT = 16
 _SHARED: dict[Path, _Parsed] = {}
+_ALIVE: weakref.WeakValueDictionary[Path, _Parsed] = weakref.WeakValueDictionary()
 
 
 def _shared_tree(path: Path) -> _Parsed | None:
-    kept = _SHARED.get(path)
+    kept = _SHARED.pop(path, None) or _ALIVE.get(path)
     if kept is None:
         return None
     data = read_source(path)
-    return kept if isinstance(data, bytes) and data == kept.data else None
+    if not isinstance(data, bytes) or data != kept.data:
+        return None
+    _share(kept)
+    return kept
 
 
 def _share(parsed: _Parsed) -> None:
     _SHARED.pop(parsed.path, None)
     _SHARED[parsed.path] = parsed
+    _ALIVE[parsed.path] = parsed
     while len(_SHARED) > SHARED_KEPT:
         del _SHARED[next(iter(_SHARED))]
 
@@ -685,11 +697,52 @@ def _check_one(path: Path) -> tuple[Path, list[Finding]]:
         roots = _STATE["roots"] = compiled_roots(by_file)
         _STATE["project_callers"] = ProjectCallers(
             _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules, roots))
-        _STATE["caller_files"] = {key[0] for callee, keys in _STATE["callers"].items()
-                                   for key in keys if key[0] != callee[0]}  # caller_visitor's files
     return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
                             _STATE["verbose"], _STATE["settings"], _STATE["project_callers"],
-                            share=str(path) in _STATE["caller_files"], roots=_STATE["roots"])
+                            share=str(path) in _STATE["read_files"], roots=_STATE["roots"])
+
+
+def affinity_groups(paths: list[Path], callers: dict, calls_into: dict[str, set[str]],
+                    limit: int) -> tuple[list[list[Path]], set[str]]:
+    """(`paths` grouped so that files whose checks read each other's trees mostly share a group,
+    each group at most `limit` files, in the order of their first members; the files other
+    files' checks may read).
+
+    A file's call-site inference parses the files of its region functions' traced callers
+    (`callers`: RegionFinder.traced_callers) and of the functions whose returns it reads
+    (`calls_into`: _callee_files); a group goes to one worker whole (`_map`), so such a file is
+    parsed once there instead of once per worker. Linked files are joined transitively (union-find),
+    links between rarely linked files first: a file most of the project links to
+    (`modeling_utils.py`) would make one group of everything, so its links are the ones dropped
+    when a group is full, and each worker parses it once."""
+    links = [(key[0], callee[0]) for callee, keys in callers.items() for key in keys if key[0] != callee[0]]
+    links += [(a, b) for a, found in calls_into.items() for b in found]
+    degree: dict[str, int] = {}
+    for link in links:
+        for p in link:
+            degree[p] = degree.get(p, 0) + 1
+    todo = {str(p) for p in paths}
+    parent: dict[str, str] = {}
+    size: dict[str, int] = {}
+
+    def root(x: str) -> str:
+        if x not in parent:
+            parent[x] = x
+            size[x] = int(x in todo)
+        while parent[x] != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for a, b in sorted(links, key=lambda link: max(degree[link[0]], degree[link[1]])):
+        ra, rb = root(a), root(b)
+        if ra != rb and size[ra] + size[rb] <= limit:
+            parent[ra] = rb
+            size[rb] += size[ra]
+    groups: dict[str, list[Path]] = {}
+    for path in paths:
+        groups.setdefault(root(str(path)), []).append(path)
+    return list(groups.values()), set(degree)
 
 
 def compiled_roots(by_file: dict[str, list[Region]]) -> frozenset[str]:
@@ -721,7 +774,13 @@ def default_jobs() -> int:
 
 
 def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
-         progress: Callable[[int], None] | None = None) -> list:
+         progress: Callable[[int], None] | None = None, groups: list[list] | None = None) -> list:
+    """`fn` over `items` (in order: results come back in the order of the items), in `jobs`
+    worker processes when there are enough items. `groups`: `items` partitioned into groups that
+    each go to one worker whole (files that read each other's trees, `affinity_groups`); default:
+    every item a group of its own."""
+    if groups is not None:
+        items = [item for group in groups for item in group]
     if jobs <= 1 or len(items) < PARALLEL_MIN_FILES:
         if state is not None:
             _STATE.clear()
@@ -732,7 +791,7 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
             if progress:
                 progress(1)
         return out
-    chunk = max(1, min(64, len(items) // (jobs * 8)))
+    chunk = _chunk_size(len(items), jobs)
     thresholds = gc.get_threshold()
     gc.freeze()  # forked workers inherit the parent's objects: no collection of theirs walks them
     gc.set_threshold(*POOL_GC_THRESHOLDS)
@@ -742,7 +801,7 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
         # when a Ctrl-C leaves it, and the pool's manager thread then fails setting those same
         # futures broken (InvalidStateError in its thread on 3.11; _stop_pool).
         with _sigint_blocked():  # workers fork in the first submit(): none may take a Ctrl-C before it ignores it
-            futures = [pool.submit(_run_chunk, fn, items[i:i + chunk]) for i in range(0, len(items), chunk)]
+            futures = [pool.submit(_run_chunk, fn, part) for part in _chunks(groups or [[i] for i in items], chunk)]
         out = []
         for future in futures:
             for result in future.result():
@@ -757,6 +816,24 @@ def _map(fn: Callable, items: list, jobs: int, state: dict | None = None,
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
+
+
+def _chunk_size(items: int, jobs: int) -> int:
+    """Items a worker takes at a time: about 8 chunks per worker, at most 64 items."""
+    return max(1, min(64, items // (max(1, jobs) * 8)))
+
+
+def _chunks(groups: list[list], size: int) -> Iterator[list]:
+    """Consecutive groups joined into chunks of at least `size` items (the last may be smaller);
+    a group is never split."""
+    part: list = []
+    for group in groups:
+        part.extend(group)
+        if len(part) >= size:
+            yield part
+            part = []
+    if part:
+        yield part
 
 
 def _run_chunk(fn: Callable, chunk: list) -> list:
@@ -841,7 +918,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     todo: list[Path] = []
     keys: dict[str, str] = {}
     callers = finder.traced_callers()
-    calls_into = _callee_files(finder.callers, finder.name_called_methods) if cache else {}
+    calls_into = _callee_files(finder.callers, finder.name_called_methods)
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
                               extra=(sorted((r.key, settings[r.key]) for r in file_regions),
@@ -859,9 +936,10 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     if todo:
         from breakscan.static.checks import RuleIndex
 
+        groups, read_files = affinity_groups(todo, callers, calls_into, _chunk_size(len(todo), jobs))
         state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose,
-                 "settings": settings, "callers": callers}
-    for path, findings in (_map(_check_one, todo, jobs, state, progress) if todo else ()):
+                 "settings": settings, "callers": callers, "read_files": read_files}
+    for path, findings in (_map(_check_one, todo, jobs, state, progress, groups) if todo else ()):
         result.findings.extend(findings)
         if cache:
             if not any(f.rule_id == INTERNAL_ERROR_RULE for f in findings):
@@ -869,6 +947,7 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
                 # then shows its traceback instead of a cached one-line message.
                 cache.put_findings(str(path), keys[str(path)], findings)
     _SHARED.clear()  # in-process checks (a language server runs for hours): keep no tree
+    _ALIVE.clear()
     if cache:
         cache.save()
     result.suppressed = [f for f in result.findings if f.extra.get(SUPPRESSED)]
