@@ -23,6 +23,7 @@ class T(Enum):
     TENSOR = "tensor"
     BOOL_TENSOR = "bool-tensor"  # a tensor known to hold booleans (comparisons, masks)
     TENSOR_SEQ = "tensor-seq"  # tuple/list of tensors (split, chunk, unbind)
+    BOOL_TENSOR_MAP = "bool-tensor-map"  # dict of boolean tensors (`{k: labels == i ...}`): masks
     TENSOR_MAP = "tensor-map"  # dict of tensors (`Dict[str, Tensor]`, `{"a": x}`): its keys are not
     SHAPE = "shape"  # torch.Size / symbolic int
     # A 0-dim tensor torch math makes from Python numbers (`torch.div(seq_len, 2)`): Dynamo keeps it
@@ -44,6 +45,18 @@ class T(Enum):
 
 
 TENSORISH = (T.TENSOR, T.BOOL_TENSOR)
+TENSOR_MAPS = (T.TENSOR_MAP, T.BOOL_TENSOR_MAP)
+
+
+def map_of(kind: T) -> T | None:
+    """The kind of a dict whose values all have `kind`: a dict of boolean tensors keeps what its
+    subscripts give (a mask), a dict of tensors; None for values that are not tensors."""
+    return T.BOOL_TENSOR_MAP if kind is T.BOOL_TENSOR else T.TENSOR_MAP if kind is T.TENSOR else None
+
+
+def map_value(kind: T) -> T:
+    """What a subscript, `.get()` or `.pop()` of a dict of kind `kind` (TENSOR_MAPS) gives."""
+    return T.BOOL_TENSOR if kind is T.BOOL_TENSOR_MAP else T.TENSOR
 MODULE_DICTS = frozenset({"torch.nn.ModuleDict", "torch.nn.modules.container.ModuleDict"})
 
 # Tensor methods that do not return a tensor.
@@ -504,12 +517,13 @@ class TypeEnv:
         if isinstance(node, cst.Dict):  # `{"a": x, "b": y}` of tensors: subscripts give tensors
             values = [e.value for e in node.elements if isinstance(e, cst.DictElement)]
             if values and len(values) == len(node.elements) and all(self.is_tensor(v) for v in values):
-                return T.TENSOR_MAP
+                kinds = {self.kind(v) for v in values}
+                return T.BOOL_TENSOR_MAP if kinds == {T.BOOL_TENSOR} else T.TENSOR_MAP
             return T.SCALAR
         if isinstance(node, cst.ListComp):  # `[h * 2 for h in hs]`: a list of tensors
             return T.TENSOR_SEQ if self.element_of(node) in TENSORISH else T.SCALAR
         if isinstance(node, cst.DictComp):  # `{k: head(x) for k, head in self.heads.items()}`
-            return T.TENSOR_MAP if self.comprehension_scope(node).kind(node.value) in TENSORISH else T.SCALAR
+            return map_of(self.comprehension_scope(node).kind(node.value)) or T.SCALAR
         if isinstance(node, (cst.Set, cst.SetComp, cst.Lambda)):
             return T.SCALAR
         return T.UNKNOWN
@@ -554,8 +568,8 @@ class TypeEnv:
         `nn.ModuleDict`, a name and a submodule."""
         if isinstance(it, cst.Call) and isinstance(it.func, cst.Attribute) and it.func.attr.value == "items" \
                 and not it.args:
-            if self.kind(it.func.value) is T.TENSOR_MAP:
-                return [T.UNKNOWN, T.TENSOR]  # `for name, value in losses.items():` over a dict of tensors
+            if (held := self.kind(it.func.value)) in TENSOR_MAPS:
+                return [T.UNKNOWN, map_value(held)]  # `for name, value in losses.items():` over a dict of tensors
             if self._module_dict(it.func.value):
                 return [T.SCALAR, T.MODULE]  # `for name, head in self.heads.items():`
         sources = self.zipped_iterables(it)
@@ -679,8 +693,9 @@ class TypeEnv:
             if (recv_kind is T.MODULE or is_super_call(func.value) and self.self_modules | self.self_tensors) \
                     and meth == "forward":
                 return T.TENSOR  # another module's forward, or `super().forward(x)` in a module
-            if recv_kind is T.TENSOR_MAP:
-                return {"values": T.TENSOR_SEQ, "get": T.TENSOR, "pop": T.TENSOR}.get(meth, T.UNKNOWN)
+            if recv_kind in TENSOR_MAPS:
+                value = map_value(recv_kind)
+                return {"values": T.TENSOR_SEQ, "get": value, "pop": value}.get(meth, T.UNKNOWN)
             if recv_kind is T.UNKNOWN and meth in TENSOR_ONLY_METHODS:
                 return T.TENSOR
             if recv_kind is T.UNKNOWN and meth == "bool" and not node.args:
@@ -857,8 +872,8 @@ class TypeEnv:
 
     def _subscript(self, node: cst.Subscript) -> T:
         base = self.kind(node.value)
-        if base is T.TENSOR_MAP:
-            return T.TENSOR
+        if base in TENSOR_MAPS:
+            return map_value(base)
         if len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index) and isinstance(
                 node.slice[0].slice.value, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             return T.UNKNOWN  # `outputs["logits"]`: indexed by a string, a mapping (whatever was guessed)

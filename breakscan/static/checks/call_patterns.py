@@ -12,7 +12,7 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
+from breakscan.static.tensors import TENSOR_MAPS, TENSORISH, TORCH_FACTORIES, T, TypeEnv
 from breakscan.static.torch_data import optimizer_disabled_methods, optimizer_step_breaks
 from breakscan.static.walk import iter_nodes
 
@@ -372,7 +372,7 @@ class CallPatternChecks(CheckBase):
         if pairs is not None:
             return self._key_picks_tensor(key, pairs)
         if isinstance(key, cst.Attribute) and key.attr.value in ("get", "__getitem__"):
-            return self.env.kind(key.value) is T.TENSOR_MAP
+            return self.env.kind(key.value) in TENSOR_MAPS
         if not (isinstance(key, cst.Lambda) and len(key.params.params) == 1
                 and not isinstance(key.params.star_arg, cst.Param)):
             return False
@@ -392,7 +392,7 @@ class CallPatternChecks(CheckBase):
         """`d.items()` of a dict of tensors: (key, tensor) pairs; else None."""
         assert self.env is not None
         if (isinstance(seq, cst.Call) and isinstance(seq.func, cst.Attribute) and seq.func.attr.value == "items"
-                and not seq.args and self.env.kind(seq.func.value) is T.TENSOR_MAP):
+                and not seq.args and self.env.kind(seq.func.value) in TENSOR_MAPS):
             return [T.UNKNOWN, T.TENSOR]
         return None
 

@@ -21,6 +21,7 @@ from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import (
+    TENSOR_MAPS,
     TENSORISH,
     T,
     TypeEnv,
@@ -633,10 +634,12 @@ def _join_arguments(kinds: list[T]) -> T:
     distinct = set(kinds)
     if not kinds:
         return T.UNKNOWN
-    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, T.TENSOR_MAP, T.STR_ENUM}:
+    if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, *TENSOR_MAPS, T.STR_ENUM}:
         return kinds[0]
     if distinct <= set(TENSORISH):
         return T.TENSOR
+    if distinct <= set(TENSOR_MAPS):
+        return T.TENSOR_MAP
     if distinct <= {T.SCALAR, T.SHAPE}:
         return T.SHAPE if T.SHAPE in distinct else T.SCALAR
     return T.UNKNOWN
