@@ -318,6 +318,8 @@ class ModuleInfo:
     var_factory_calls: dict[str, str] = field(default_factory=dict)  # `model = build(cfg)` anywhere -> `pkg.build`
     compile_targets: list[str] = field(default_factory=list)  # dotted names given to torch.compile
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
+    # `self.step = torch.compile(self._step)` in a class: `Trainer.step` -> `Trainer._step`
+    compiled_attrs: dict[str, str] = field(default_factory=dict)
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     # module-level calls passing a name (`apply_twice(noisy_act, x)`): a compiled callee traces it
     top_calls: list[CallRef] = field(default_factory=list)
@@ -804,6 +806,9 @@ class _Indexer:
                     for t in node.targets:
                         if isinstance(t, ast.Name):
                             self.info.compiled_aliases[t.id] = text
+                        elif text.startswith("self:") and isinstance(t, ast.Attribute) \
+                                and isinstance(t.value, ast.Name) and t.value.id == "self":
+                            self.info.compiled_attrs[f"{cls}.{t.attr}"] = text[len("self:"):]
             if isinstance(node, ast.Call):
                 compiled = self.compiled_expr(node)
                 text = self.compile_target(compiled, cls) if compiled is not None else None

@@ -409,14 +409,17 @@ class RootCalls(cst.CSTVisitor):
     calls cannot be seen here."""
 
     def __init__(self, names: dict[str, str], enclosing: cst.FunctionDef | None = None,
-                 instances: bool = False) -> None:
+                 instances: bool = False, method: str | None = None) -> None:
         """`names`: callable name, plain or dotted -> the function it runs (itself, or an alias's
         target); `enclosing`: the def whose body is walked (a nested function's calls), None: a
         module; `instances`: the names are module instances, whose attribute reads
-        (`model.eval()`, `model.parameters()`) are no use of `forward` (but `model.forward`)."""
+        (`model.eval()`, `model.parameters()`) are no use of `forward` (but `model.forward`);
+        `method` (with `instances`): the calls recorded are `trainer.<method>(...)`, not the
+        instances' own calls, and reading that attribute otherwise is a use the calls miss."""
         self.names = names
         self.enclosing = enclosing
         self.instances = instances
+        self.method = method
         # a call, or the argument tuple of a `yield fn, (args)` in breakscan_examples
         self.sites: dict[str, list[tuple[cst.Call | cst.Tuple | cst.List, cst.FunctionDef | None]]] = {}
         self.escaped: set[str] = set()
@@ -444,6 +447,15 @@ class RootCalls(cst.CSTVisitor):
             self._allowed.add(id(compiled))  # compiling it is not a use the calls miss
         if isinstance(func, cst.Call):  # `torch.compile(fn, backend="eager")(x, 3)`
             func = compiled_name(func)  # type: ignore[assignment]
+        if self.method is not None:
+            if isinstance(func, cst.Attribute) and func.attr.value == self.method \
+                    and isinstance(func.value, cst.Name) and func.value.value in self.names:
+                self._allowed.add(id(func.value))
+                caller = self._defs[0] if self._defs else self.enclosing
+                self.sites.setdefault(self.names[func.value.value], []).append((node, caller))
+            elif isinstance(func, cst.Name) and func.value in self.names:
+                self._allowed.add(id(func))  # the instance's own call: no use of the method
+            return
         name = func.value if isinstance(func, cst.Name) else \
             dotted_name(func) if self._dotted and isinstance(func, cst.Attribute) else None
         if name in self.names:
@@ -476,7 +488,7 @@ class RootCalls(cst.CSTVisitor):
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if self.instances and isinstance(node.value, cst.Name) and node.value.value in self.names \
-                and node.attr.value not in ("forward", "__call__"):
+                and node.attr.value not in ("forward", "__call__", self.method):
             self._allowed.add(id(node.value))
         if self._dotted and id(node) not in self._allowed and (name := dotted_name(node)) in self.names:
             self.escaped.add(self.names[name])
@@ -1157,6 +1169,14 @@ class CallSiteInference(CheckBase):
             return self._root_kinds[qualname]
         self._root_kinds[qualname] = {}
         cls_name, _, meth = qualname.rpartition(".")
+        stored = [a for a, target in self.info.compiled_attrs.items() if target == qualname] \
+            if cls_name in self.info.classes and node is not None else []
+        if len(stored) == 1:  # `self.step = torch.compile(self._step)`, called as `trainer.step(...)`
+            found = self._forward_sites(self.info.classes[cls_name].qualname, node, stored[0].rpartition(".")[2])
+            if found:
+                joined = self._join_sites(node, qualname, set(), found, method=True)
+                self._root_kinds[qualname] = _values_not_objects(node, joined, found)
+            return self._root_kinds[qualname]
         if meth == "forward" and cls_name in self.info.classes and node is not None:
             found = self._forward_sites(self.info.classes[cls_name].qualname, node)
             if found:
@@ -1214,10 +1234,12 @@ class CallSiteInference(CheckBase):
         self._forward_varying[cls_qualname] = frozenset(found)
         return self._forward_varying[cls_qualname]
 
-    def _forward_sites(self, cls_qualname: str, node: cst.FunctionDef) -> list | None:
+    def _forward_sites(self, cls_qualname: str, node: cst.FunctionDef, method: str | None = None) -> list | None:
         """`_root_sites` of the calls of the instances of the module class `cls_qualname` that
         its module and the modules importing it bind (`_instance_names`: `loss = torch.compile(
-        Loss())`, then `loss(pred, target, valid)`), which run its `forward` (`node`). None when
+        Loss())`, then `loss(pred, target, valid)`), which run its `forward` (`node`), or, with
+        `method`, of their attribute `method` that holds the compiled method `node` (`trainer =
+        Trainer(...)`, then `trainer.step(x, y, mask)`). None when
         no module binds one, an instance is used other than by a call or an attribute read
         (passed to a function, `model.forward`), a call is not seen, or the class is built
         anywhere else (an instance whose calls are out of sight)."""
@@ -1237,7 +1259,7 @@ class CallSiteInference(CheckBase):
         for visitor, names in modules:
             if not names:
                 continue
-            finder = RootCalls(names, instances=True)
+            finder = RootCalls(names, instances=True, method=method)
             walk(visitor.module_tree, finder)
             sites = visitor._root_sites(node, finder.sites.get(cls_qualname, [])) \
                 if cls_qualname not in finder.escaped else None
@@ -1349,6 +1371,7 @@ class CallSiteInference(CheckBase):
         when one is not seen (module level: `*args`; in a def: a call ArgKinds does not record)."""
         keys = {id(fn): key for key, fn in self.functions.items()}
         module_env: TypeEnv | None = None
+        module_args: dict[int, list[tuple[str | None, T]] | None] = {}
         found: list[tuple[cst.Call, list[tuple[str | None, T]]]] = []
         for call, caller in calls:
             if caller is node:
@@ -1359,8 +1382,9 @@ class CallSiteInference(CheckBase):
                 if module_env is None:
                     module_env = self._class_env(None)
                     module_env.names.update(dict.fromkeys(module_numbers(self.module_tree), T.SCALAR))
-                args = [(a.keyword.value if a.keyword is not None else None, module_env.kind(a.value))
-                        for a in call.args]
+                    module_args = self._module_arg_kinds(module_env, {id(c) for c, where in calls if where is None})
+                args = module_args.get(id(call)) or [
+                    (a.keyword.value if a.keyword is not None else None, module_env.kind(a.value)) for a in call.args]
             else:
                 key = keys.get(id(caller))
                 if key is None or key in self._walking:
@@ -1372,6 +1396,20 @@ class CallSiteInference(CheckBase):
                     return None
             found.append((call, args))
         return found
+
+    def _module_arg_kinds(self, env: TypeEnv, wanted: set[int]) -> dict[int, list[tuple[str | None, T]] | None]:
+        """The argument kinds of the module-level calls `wanted` (ids), binding the module's
+        statements in order as a script runs them (`masks = {k: torch.zeros(n, dtype=torch.bool)
+        ...}`, then `trainer.step(x, masks["train"])`), in a scope of its own over `env`; the
+        bodies of defs and classes are not walked (their calls have a caller)."""
+        out: dict[int, list[tuple[str | None, T]] | None] = {}
+        if self.module_tree is None or not wanted:
+            return out
+        binder = ArgKinds(TypeEnv(self.info, parent=env), wanted, out)
+        for stmt in self.module_tree.body:
+            if not isinstance(stmt, (cst.FunctionDef, cst.ClassDef)):
+                walk(stmt, binder)
+        return out
 
     def bool_at_call_sites(self, name: str) -> bool:
         """Whether `name` is a parameter of the region function being walked, annotated as a tensor

@@ -1,0 +1,62 @@
+"""A method compiled onto an attribute (`self.step = torch.compile(self._step)`) and called as
+`trainer.step(...)` by a script takes its parameters' kinds from those calls, and the script's
+module-level statements are bound in order to work them out: a mask from a dict of boolean
+tensors built there makes `y[train_mask]` boolean-mask indexing (BRK106, GB0036). Static pass and
+Dynamo on the same lines, through `breakscan run`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
+
+SCRIPT = '''\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.history = []
+        self.step = torch.compile(self._step, backend="eager")
+
+    def _step(self, x, y, train_mask, n_chunks):
+        out = self.model(x)
+        loss = F.cross_entropy(out[train_mask], y[train_mask])
+        for i in range(n_chunks):
+            loss = loss + 0.0 * out[i].sum()
+        return loss
+
+
+model = nn.Linear(8, 3)
+trainer = Trainer(model)
+masks = {name: torch.zeros(32, dtype=torch.bool) for name in ("train", "val")}
+masks["train"][:16] = True
+x, y = torch.randn(32, 8), torch.randint(0, 3, (32,))
+for epoch in range(2):
+    loss = trainer.step(x, y, masks["train"], 4)
+    trainer.history.append(float(loss))
+'''
+
+
+def test_a_mask_a_script_passes_to_a_compiled_method_attribute_is_flagged(tmp_path):
+    found = rule_lines(static_findings(tmp_path, {"train.py": SCRIPT}))
+    assert ("BRK106", 14) in found, found
+    assert not {hit for hit in found if hit[1] in (15, 16)}, found  # n_chunks is the number 4
+
+
+def test_an_instance_passed_on_keeps_the_convention(tmp_path):
+    # `run(trainer)` may call `trainer.step` with anything: its calls are not all in sight
+    escaped = SCRIPT.replace("for epoch in range(2):", "def run(t):\n    pass\n\n\nrun(trainer)\nfor epoch in range(2):")
+    found = rule_lines(static_findings(tmp_path, {"train.py": escaped}))
+    assert ("BRK106", 14) not in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_mask_passed_to_a_compiled_method_attribute(tmp_path):
+    assert_script_confirms(tmp_path, SCRIPT, [("BRK106", 14)])
