@@ -9,7 +9,16 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import assert_script_confirms, requires_torch, rule_lines, static_findings
+from tests.conftest import (
+    assert_dynamo_confirms,
+    assert_script_confirms,
+    break_statuses,
+    requires_torch,
+    rule_lines,
+    run_findings,
+    static_findings,
+    write_files,
+)
 
 SCRIPT = '''\
 import torch
@@ -60,3 +69,52 @@ def test_an_instance_passed_on_keeps_the_convention(tmp_path):
 @requires_torch
 def test_dynamo_confirms_the_mask_passed_to_a_compiled_method_attribute(tmp_path):
     assert_script_confirms(tmp_path, SCRIPT, [("BRK106", 14)])
+
+
+# The trainer compiles its own step; the script that builds it and passes the mask compiles
+# nothing (its `trainer = Trainer(model)` is read from the module-level assignments).
+PACKAGE = {
+    "fitpkg/__init__.py": "",
+    "fitpkg/trainer.py": '''\
+import torch
+import torch.nn.functional as F
+
+
+class Trainer:
+    def __init__(self, model):
+        self.model = model
+        self.step = torch.compile(self._step, backend="eager")
+
+    def _step(self, x, y, keep):
+        logits = self.model(x)
+        return F.cross_entropy(logits[keep], y[keep])
+''',
+    "fitpkg/fit.py": '''\
+import torch
+from torch import nn
+
+from .trainer import Trainer
+
+model = nn.Linear(8, 3)
+trainer = Trainer(model)
+y = torch.randint(0, 3, (32,))
+splits = {name: y != i for i, name in enumerate(("a", "b"))}
+for epoch in range(2):
+    loss = trainer.step(torch.randn(32, 8), y, splits["a"])
+    loss.backward()
+''',
+}
+
+
+def test_a_mask_passed_from_a_module_that_compiles_nothing_is_flagged(tmp_path):
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    assert ("BRK106", "trainer.py", 12) in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_mask_passed_from_another_module(tmp_path):
+    write_files(tmp_path, PACKAGE)
+    found = break_statuses(run_findings(tmp_path, "fitpkg.fit", module=True))
+    assert_dynamo_confirms(found, [("BRK106", "trainer.py", 12)])

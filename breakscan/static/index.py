@@ -1813,6 +1813,16 @@ def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str 
     return info
 
 
+def bound_classes(info: ModuleInfo) -> dict[str, str]:
+    """Names module `info` binds to what a call of a qualified callable builds: `var_classes`
+    (anywhere, recorded in modules that compile something) and the module-level assignments of a
+    call of any module (`trainer = Trainer(model)` in a script that leaves compiling to the
+    class: ModuleInfo.module_vars). Which of them are project classes is the reader's lookup."""
+    found = {name: callee for name, callee in info.module_vars.items() if callee}
+    found.update(info.var_classes)
+    return found
+
+
 @dataclass
 class ProjectIndex:
     """All scanned modules, by dotted name, with lookups of qualified functions and classes."""
@@ -2048,12 +2058,12 @@ class ProjectIndex:
 
     def instances_bound(self, cls_qualname: str) -> int:
         """How many names the project's modules bind to an instance of the class `cls_qualname`
-        (ModuleInfo.var_classes, `model = Net()` anywhere in a module, resolved through
-        re-exports)."""
+        (`bound_classes`: `model = Net()` anywhere in a module that compiles something, at module
+        level in any other, resolved through re-exports)."""
         if self._instances_bound is None:
             counts: dict[str, int] = {}
             for info in self.modules.values():
-                for built in info.var_classes.values():
+                for built in bound_classes(info).values():
                     hit = self.lookup_class(built)
                     if hit is not None:
                         counts[hit[1].qualname] = counts.get(hit[1].qualname, 0) + 1

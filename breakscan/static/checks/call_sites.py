@@ -16,7 +16,7 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.generics import generic_return
-from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo
+from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, bound_classes
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name
@@ -1252,7 +1252,8 @@ class CallSiteInference(CheckBase):
             modules.append((other, self._instance_names(info, cls_qualname)))
         if not any(names for _, names in modules):
             return None
-        bound = sum(len([n for n in names if n in m.info.var_classes]) for m, names in modules)
+        bound = sum(len([n for n in names if self._builds(bound_classes(m.info).get(n), cls_qualname)])
+                    for m, names in modules)
         if self.index.instances_bound(cls_qualname) != bound:
             return None  # an instance in a module that does not import the class's (a re-export)
         found: list = []
@@ -1268,12 +1269,17 @@ class CallSiteInference(CheckBase):
             found += sites
         return found
 
+    def _builds(self, built: str | None, cls_qualname: str) -> bool:
+        """Whether the callee `built` (qualified, as bound_classes gives it) is the project class
+        `cls_qualname`, as ProjectIndex.instances_bound counts it."""
+        hit = self.index.lookup_class(built) if built else None
+        return hit is not None and hit[1].qualname == cls_qualname
+
     def _instance_names(self, info: ModuleInfo, cls_qualname: str) -> dict[str, str]:
         """Names module `info` binds to an instance of the class `cls_qualname` (`model =
         Net()`, `model = torch.compile(Net())`, `model = torch.compile(model)`), each mapped to
         the class, from the index."""
-        names = {var: cls_qualname for var, built in info.var_classes.items()
-                 if (hit := self.index.lookup_class(built)) is not None and hit[1].qualname == cls_qualname}
+        names = {var: cls_qualname for var, built in bound_classes(info).items() if self._builds(built, cls_qualname)}
         for alias, target in info.compiled_aliases.items():
             if target in names or (target.endswith("()") and (
                     hit := self.index.lookup_class(info.qualify(target[:-2]))) is not None
