@@ -57,6 +57,8 @@ def map_of(kind: T) -> T | None:
 def map_value(kind: T) -> T:
     """What a subscript, `.get()` or `.pop()` of a dict of kind `kind` (TENSOR_MAPS) gives."""
     return T.BOOL_TENSOR if kind is T.BOOL_TENSOR_MAP else T.TENSOR
+
+
 MODULE_DICTS = frozenset({"torch.nn.ModuleDict", "torch.nn.modules.container.ModuleDict"})
 
 # Tensor methods that do not return a tensor.
@@ -516,9 +518,9 @@ class TypeEnv:
             return a if a == b else (a if b in (T.SCALAR, T.SHAPE) and a in TENSORISH else T.UNKNOWN)
         if isinstance(node, cst.Dict):  # `{"a": x, "b": y}` of tensors: subscripts give tensors
             values = [e.value for e in node.elements if isinstance(e, cst.DictElement)]
-            if values and len(values) == len(node.elements) and all(self.is_tensor(v) for v in values):
-                kinds = {self.kind(v) for v in values}
-                return T.BOOL_TENSOR_MAP if kinds == {T.BOOL_TENSOR} else T.TENSOR_MAP
+            kinds = {self.kind(v) for v in values}
+            if values and len(values) == len(node.elements) and kinds <= set(TENSORISH):
+                return map_of(kinds.pop() if len(kinds) == 1 else T.TENSOR)
             return T.SCALAR
         if isinstance(node, cst.ListComp):  # `[h * 2 for h in hs]`: a list of tensors
             return T.TENSOR_SEQ if self.element_of(node) in TENSORISH else T.SCALAR

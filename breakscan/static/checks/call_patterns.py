@@ -389,12 +389,13 @@ class CallPatternChecks(CheckBase):
                        if n.value != key.params.params[0].name.value and self.env.is_tensor(n))
 
     def _items_kinds(self, seq: cst.BaseExpression) -> list[T] | None:
-        """`d.items()` of a dict of tensors: (key, tensor) pairs; else None."""
+        """`d.items()` of a dict of tensors: the kinds of its (key, tensor) pairs
+        (TypeEnv.zipped_kinds); else None."""
         assert self.env is not None
-        if (isinstance(seq, cst.Call) and isinstance(seq.func, cst.Attribute) and seq.func.attr.value == "items"
-                and not seq.args and self.env.kind(seq.func.value) in TENSOR_MAPS):
-            return [T.UNKNOWN, T.TENSOR]
-        return None
+        if not (isinstance(seq, cst.Call) and isinstance(seq.func, cst.Attribute) and seq.func.attr.value == "items"):
+            return None
+        pairs = self.env.zipped_kinds(seq)
+        return pairs if pairs is not None and pairs[-1] in TENSORISH else None
 
     def _zipped_kinds(self, arg: cst.BaseExpression) -> list[T] | None:
         """For `zip(a, b, ...)` (also in `list(...)`, or a local bound once to one) of which some

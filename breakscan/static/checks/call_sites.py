@@ -1169,16 +1169,11 @@ class CallSiteInference(CheckBase):
             return self._root_kinds[qualname]
         self._root_kinds[qualname] = {}
         cls_name, _, meth = qualname.rpartition(".")
-        stored = [a for a, target in self.info.compiled_attrs.items() if target == qualname] \
-            if cls_name in self.info.classes and node is not None else []
-        if len(stored) == 1:  # `self.step = torch.compile(self._step)`, called as `trainer.step(...)`
-            found = self._forward_sites(self.info.classes[cls_name].qualname, node, stored[0].rpartition(".")[2])
-            if found:
-                joined = self._join_sites(node, qualname, set(), found, method=True)
-                self._root_kinds[qualname] = _values_not_objects(node, joined, found)
-            return self._root_kinds[qualname]
-        if meth == "forward" and cls_name in self.info.classes and node is not None:
-            found = self._forward_sites(self.info.classes[cls_name].qualname, node)
+        # `self.step = torch.compile(self._step)`: its calls are `trainer.step(...)`
+        stored = [a.rpartition(".")[2] for a, target in self.info.compiled_attrs.items() if target == qualname]
+        attr = stored[0] if len(stored) == 1 else None
+        if (attr or meth == "forward") and cls_name in self.info.classes and node is not None:
+            found = self._instance_sites(self.info.classes[cls_name].qualname, node, attr)
             if found:
                 joined = self._join_sites(node, qualname, set(), found, method=True)
                 self._root_kinds[qualname] = _values_not_objects(node, joined, found)
@@ -1234,7 +1229,7 @@ class CallSiteInference(CheckBase):
         self._forward_varying[cls_qualname] = frozenset(found)
         return self._forward_varying[cls_qualname]
 
-    def _forward_sites(self, cls_qualname: str, node: cst.FunctionDef, method: str | None = None) -> list | None:
+    def _instance_sites(self, cls_qualname: str, node: cst.FunctionDef, method: str | None = None) -> list | None:
         """`_root_sites` of the calls of the instances of the module class `cls_qualname` that
         its module and the modules importing it bind (`_instance_names`: `loss = torch.compile(
         Loss())`, then `loss(pred, target, valid)`), which run its `forward` (`node`), or, with
