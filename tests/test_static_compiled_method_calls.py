@@ -118,3 +118,52 @@ def test_dynamo_confirms_the_mask_passed_from_another_module(tmp_path):
     write_files(tmp_path, PACKAGE)
     found = break_statuses(run_findings(tmp_path, "fitpkg.fit", module=True))
     assert_dynamo_confirms(found, [("BRK106", "trainer.py", 12)])
+
+
+# The same script written as users often write it: the trainer is built inside `main()`
+# (FunctionInfo.local_classes of a module that compiles nothing).
+MAIN_FIT = '''\
+import torch
+from torch import nn
+
+from .trainer import Trainer
+
+
+def main():
+    model = nn.Linear(8, 3)
+    trainer = Trainer(model)
+    y = torch.randint(0, 3, (32,))
+    splits = {name: y != i for i, name in enumerate(("a", "b"))}
+    for epoch in range(2):
+        loss = trainer.step(torch.randn(32, 8), y, splits["a"])
+        loss.backward()
+
+
+if __name__ == "__main__":
+    main()
+'''
+
+
+def test_a_mask_passed_from_a_main_function_is_flagged(tmp_path):
+    files = {**PACKAGE, "fitpkg/fit.py": MAIN_FIT}
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    assert ("BRK106", "trainer.py", 12) in found, found
+
+
+def test_a_name_two_functions_bind_to_different_classes_keeps_the_convention(tmp_path):
+    # `trainer` in `check()` is another class's instance: calls by that name are not all the
+    # Trainer's, so the compiled step's parameters are not read from them
+    clash = MAIN_FIT.replace("def main():", "class Probe:\n    def step(self, *args):\n        pass\n\n\n"
+                             "def check():\n    trainer = Probe()\n    trainer.step(1, 2, 3)\n\n\ndef main():")
+    files = {**PACKAGE, "fitpkg/fit.py": clash}
+    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    assert ("BRK106", "trainer.py", 12) not in found, found
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_mask_passed_from_a_main_function(tmp_path):
+    write_files(tmp_path, {**PACKAGE, "fitpkg/fit.py": MAIN_FIT})
+    found = break_statuses(run_findings(tmp_path, "fitpkg.fit", module=True))
+    assert_dynamo_confirms(found, [("BRK106", "trainer.py", 12)])

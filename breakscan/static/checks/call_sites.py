@@ -1247,8 +1247,10 @@ class CallSiteInference(CheckBase):
             modules.append((other, self._instance_names(info, cls_qualname)))
         if not any(names for _, names in modules):
             return None
-        bound = sum(len([n for n in names if self._builds(bound_classes(m.info).get(n), cls_qualname)])
-                    for m, names in modules)
+        bound = 0
+        for m, names in modules:
+            built = bound_classes(m.info) if names else {}
+            bound += sum(1 for n in names if self._builds(built.get(n), cls_qualname))
         if self.index.instances_bound(cls_qualname) != bound:
             return None  # an instance in a module that does not import the class's (a re-export)
         found: list = []
