@@ -146,7 +146,8 @@ def module_name_for(path: Path) -> str:
 
 @dataclass
 class CallRef:
-    """A call inside a function: `kind` is name (a dotted name), self (`self.m()`), super."""
+    """A call inside a function: `kind` is name (a dotted name), self (`self.m()`), super, or
+    registry (`LOSSES[key](...)`: `name` is the table as spelled, ModuleInfo.registries)."""
 
     kind: str
     name: str
@@ -320,6 +321,10 @@ class ModuleInfo:
     compiled_aliases: dict[str, str] = field(default_factory=dict)  # `fast = torch.compile(step)`: fast -> step
     # `self.step = torch.compile(self._step)` in a class: `Trainer.step` -> `Trainer._step`
     compiled_attrs: dict[str, str] = field(default_factory=dict)
+    # function registries: a module-level dict display of functions (`LOSSES = {"l1": l1,
+    # "huber": huber}`) -> the qualified functions it holds; a name bound to one of its entries
+    # (`criterion = LOSSES[cfg["loss"]]`) -> the same list (`_registry_values`)
+    registries: dict[str, list[str]] = field(default_factory=dict)
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     # module-level calls passing a name (`apply_twice(noisy_act, x)`): a compiled callee traces it
     top_calls: list[CallRef] = field(default_factory=list)
@@ -496,6 +501,33 @@ class _Indexer:
         name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
         return name is not None and self.info.qualify(name) == "torch.compile"
 
+    def _registry_values(self, value: ast.AST | None) -> list[str] | None:
+        """The qualified functions a module-level value dispatches to by key: a dict display
+        whose values name functions (`{"l1": l1, "huber": functools.partial(huber, delta=2)}`),
+        or an entry of a registry the module bound before (`LOSSES[cfg["loss"]]`). Calling
+        `LOSSES[key](...)` runs one of them, which Dynamo inlines (the key is a constant while
+        tracing). None for any other value."""
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+            held = self.info.registries.get(value.value.id)
+            if held is None and value.value.id in self.info.imports:  # read when the project is indexed
+                return [f"reg:{self.info.qualify(value.value.id)}"]
+            return list(held) if held is not None else None
+        if not isinstance(value, ast.Dict) or not value.values or None in value.keys:
+            return None
+        found: list[str] = []
+        for v in value.values:
+            if isinstance(v, ast.Call) and self.info.qualify(ast_dotted(v.func) or "") == "functools.partial" and v.args:
+                v = v.args[0]
+            name = ast_dotted(v) if isinstance(v, (ast.Name, ast.Attribute)) else None
+            if name is None:
+                if isinstance(v, ast.Lambda):
+                    continue  # no def to check, but the other entries still are the dispatch's
+                return None  # a dict of data (`{"lr": 1e-3}`), not of functions
+            qualified = self.info.qualify(name)
+            if qualified not in found:
+                found.append(qualified)
+        return found or None
+
     def module_assign(self, stmt: ast.Assign | ast.AnnAssign) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value
@@ -510,6 +542,10 @@ class _Indexer:
                     self.info.imports[name] = "torch.compile"
                     continue
                 self.info.module_vars[name] = callee
+                if (held := self._registry_values(value)) is not None:
+                    self.info.registries[name] = held
+                else:
+                    self.info.registries.pop(name, None)  # bound again to something else
                 if callee in ("typing.TypeVar", "typing_extensions.TypeVar"):
                     self.info.type_vars[name] = True
                 alias = _type_alias(self.info, value)
@@ -698,6 +734,13 @@ class _Indexer:
             if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
                     and value.args:
                 value = value.args[0]
+            if isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) \
+                    and (table := ast_dotted(value.value)) and not table.startswith("self."):
+                bound = f"reg:{self.info.qualify(table)}"  # `self.loss_fn = LOSSES[name]`: one of its functions
+                targets = cls.callable_attrs.setdefault(t.attr, [])
+                if bound not in targets:
+                    targets.append(bound)
+                continue
             name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
             if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
                 continue
@@ -1563,6 +1606,11 @@ def call_ref(node: ast.Call) -> CallRef | None:
             # `self.meters["train"].update(x)`: a method of what `__init__` put in `self.meters`
             args = tuple(_passed_name(a) for a in node.args)
             return CallRef("name", f"self.{recv.value.attr}.{func.attr}", args if any(args) else ())
+    if isinstance(func, ast.Subscript) and isinstance(func.value, (ast.Name, ast.Attribute)):
+        table = ast_dotted(func.value)  # `LOSSES[key](...)`: what the registry holds (ModuleInfo.registries)
+        if table and not table.startswith("self."):
+            args = tuple(_passed_name(a) for a in node.args)
+            return CallRef("registry", table, args if any(args) else ())
     name = ast_dotted(func)
     if not name:
         return None
@@ -2130,6 +2178,17 @@ class ProjectIndex:
                 return True
             stack.extend(hit[1].bases)
         return False
+
+    def registry(self, qualname: str, _depth: int = 0) -> list[str]:
+        """The qualified functions the registry `qualname` (`pkg.losses.LOSSES`, or a name bound
+        to one of its entries, here or through an import) holds (ModuleInfo.registries); [] when
+        it is not one."""
+        owner, _, name = qualname.rpartition(".")
+        module = self.modules.get(owner)
+        held = module.registries.get(name, []) if module is not None else []
+        if _depth < 5 and any(h.startswith("reg:") for h in held):  # an entry of an imported registry
+            return [q for h in held for q in (self.registry(h[4:], _depth + 1) if h.startswith("reg:") else [h])]
+        return held
 
     def callable_attr(self, cls_qualname: str, attr: str, _depth: int = 0) -> list[str]:
         """What `self.<attr>` is bound to (ClassInfo.callable_attrs) in the class or its project bases."""

@@ -244,6 +244,8 @@ class RegionFinder:
         if mod is None:
             found = self.index.instance_method(qual)  # `model.embed(x)`, `model = Encoder()`
             return [found] if found else []
+        if meth in mod.registries and _depth < 5:  # `criterion = LOSSES[name]`, then `criterion(x, y)`
+            return [t for q in self.index.registry(qual) for t in self.resolve_name(q, _depth + 1)]
         if meth in mod.compiled_aliases and _depth < 5:
             return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
         cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`
@@ -273,6 +275,8 @@ class RegionFinder:
             if cls is not None and call.name.startswith("self.") and call.name.count(".") == 2:
                 return self.submodule_methods(dispatch or cls, call.name)
             return self.resolve_name(module.qualify(call.name))
+        if call.kind == "registry":  # `LOSSES[key](...)`: any of its functions (the key decides at run time)
+            return [t for q in self.index.registry(module.qualify(call.name)) for t in self.resolve_name(q)]
         if cls is None:
             return []
         if call.kind == "self":  # on the class of `self`: an inherited method's `self.m()` runs its override
@@ -310,6 +314,8 @@ class RegionFinder:
             elif bound.startswith("self."):
                 found = self.index.method((dispatch or cls).qualname, bound[5:])
                 out += [found] if found else []
+            elif bound.startswith("reg:"):  # `self.loss_fn = LOSSES[name]`
+                out += [t for q in self.index.registry(bound[4:]) for t in self.resolve_name(q)]
             else:
                 out += self.resolve_name(bound)
         return out

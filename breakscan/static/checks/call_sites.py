@@ -1577,6 +1577,8 @@ class CallSiteInference(CheckBase):
         for bound in self.index.callable_attr(cls.qualname, attr):
             if bound.startswith("arg:__init__:"):
                 names += self.index.init_bound_functions(cls, bound)
+            elif bound.startswith("reg:"):
+                names += self.index.registry(bound[4:])
             elif not bound.startswith(("arg:", "self.")):
                 names.append(bound)
         for name in names:
@@ -1595,6 +1597,11 @@ class CallSiteInference(CheckBase):
         an instance (`model = Net()`) for its `__call__` or `forward` (RegionFinder.instance_call),
         or `sched.m(x)` on a local instance (`instances`: FunctionInfo.local_classes)."""
         func = call.func
+        if isinstance(func, cst.Subscript):  # `LOSSES[key](...)` (ModuleInfo.registries)
+            table = dotted_name(func.value)
+            return bool(table) and not table.startswith("self.") and self._in_registry(self.info.qualify(table), target)
+        if isinstance(func, cst.Name) and func.value in self.info.registries:  # `criterion = LOSSES[k]`
+            return self._in_registry(self.info.qualify(func.value), target)
         last = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else None
         if isinstance(func, cst.Name) and target[1].rsplit(".", 1)[-1] in ("__call__", "forward"):
             built = self.info.module_vars.get(func.value) or self.info.var_classes.get(func.value)
@@ -1630,6 +1637,14 @@ class CallSiteInference(CheckBase):
             method = self.index.instance_method(self.info.qualify(name))
             return method is not None and (str(method[0].path), method[2].qualname, method[2].occurrence) == target
         return hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target
+
+    def _in_registry(self, qualname: str, target: RegionKey) -> bool:
+        """Whether the registry `qualname` (ProjectIndex.registry) holds the function `target`."""
+        for name in self.index.registry(qualname):
+            hit = self.index.lookup_function(name)
+            if hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target:
+                return True
+        return False
 
     def _class_at(self, path: str, name: str) -> ClassInfo | None:
         """The class `name` defined in the scanned file `path`, if any."""
