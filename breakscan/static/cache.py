@@ -561,6 +561,7 @@ def module_types(name: str, module) -> list:
                              for f in module.functions.values() if f.returns)),
                 tuple(sorted(module.type_vars)),
                 tuple(sorted((k, tuple(v)) for k, v in module.registries.items())),
+                tuple(sorted(module.registrars.items())), tuple(module.registry_items),
                 tuple(sorted((f.qualname, f.returns) for c in module.classes.values()
                              for f in c.methods.values() if f.returns))))
     return out

@@ -441,36 +441,17 @@ def check_file(path: Path, regions: list[Region], index: ProjectIndex, rules: Ru
 
 def _region_nodes(module: cst.Module, regions: list[Region]) -> tuple[dict, list[tuple[Region, cst.FunctionDef]]]:
     """(syntax.indexed_functions of `module`, its region functions' libcst nodes with their Region)."""
-    from breakscan.static.syntax import indexed_functions
+    from breakscan.static.syntax import indexed_functions, nested_function
 
     functions = indexed_functions(module)
     pairs: list[tuple[Region, cst.FunctionDef]] = []
     for region in regions:
         node = functions.get((region.function.qualname, region.function.occurrence))
         if node is None and "." in region.function.qualname:
-            node = _nested_def(functions, region.function.qualname, region.function.occurrence)
+            node = nested_function(functions, region.function.qualname, region.function.occurrence)
         if node is not None:
             pairs.append((region, node))
     return functions, pairs
-
-
-def _nested_def(functions: dict, qualname: str, occurrence: int) -> cst.FunctionDef | None:
-    """The compiled def `qualname` nested in a def of `functions` (`Tests.test_item.fn`: the
-    `occurrence`-th `def fn` directly inside `Tests.test_item`, in source order, as the index
-    counts them); deeper nesting is not looked up."""
-    import libcst as cst
-
-    from breakscan.static.walk import iter_nodes
-
-    outer, _, name = qualname.rpartition(".")
-    found = []
-    k = 0
-    while (outer, k) in functions:
-        parent = functions[(outer, k)]
-        inner = {id(n) for d in iter_nodes(parent.body, cst.FunctionDef) for n in iter_nodes(d.body, cst.FunctionDef)}
-        found += [d for d in iter_nodes(parent.body, cst.FunctionDef) if d.name.value == name and id(d) not in inner]
-        k += 1
-    return found[occurrence] if occurrence < len(found) else None
 
 
 def _importer_inputs(regions: list[Region], index: ProjectIndex, digests: dict[str, str]) -> list:

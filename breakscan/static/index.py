@@ -325,6 +325,11 @@ class ModuleInfo:
     # "huber": huber}`) -> the qualified functions it holds; a name bound to one of its entries
     # (`criterion = LOSSES[cfg["loss"]]`) -> the same list (`_registry_values`)
     registries: dict[str, list[str]] = field(default_factory=dict)
+    # module-level defs that store the function they decorate in a module-level dict (`def
+    # register(name): def deco(fn): LOSSES[name] = fn; return fn; return deco`) -> that dict's name
+    registrars: dict[str, str] = field(default_factory=dict)
+    # `LOSSES["mse"] = mse` at module level with `LOSSES` imported: (its qualified name, the function's)
+    registry_items: list[tuple[str, str]] = field(default_factory=list)
     example_targets: list[str] = field(default_factory=list)  # fns yielded by breakscan_examples
     # module-level calls passing a name (`apply_twice(noisy_act, x)`): a compiled callee traces it
     top_calls: list[CallRef] = field(default_factory=list)
@@ -512,8 +517,13 @@ class _Indexer:
             if held is None and value.value.id in self.info.imports:  # read when the project is indexed
                 return [f"reg:{self.info.qualify(value.value.id)}"]
             return list(held) if held is not None else None
-        if not isinstance(value, ast.Dict) or not value.values or None in value.keys:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                and not value.args and not value.keywords:
+            return []  # `LOSSES = dict()`: filled by item assignments or a decorator
+        if not isinstance(value, ast.Dict) or None in value.keys:
             return None
+        if not value.values:
+            return []  # `LOSSES = {}`: filled by item assignments or a decorator
         found: list[str] = []
         for v in value.values:
             if isinstance(v, ast.Call) and self.info.qualify(ast_dotted(v.func) or "") == "functools.partial" and v.args:
@@ -556,6 +566,14 @@ class _Indexer:
                 if isinstance(value, ast.Constant) and isinstance(value.value, (int, float, str, bool)) \
                         or name in self.literal_assigns:
                     self.literal_assigns[name] = self.literal_assigns.get(name, 0) + 1
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+                    and isinstance(value, (ast.Name, ast.Attribute)) and (fn := ast_dotted(value)):
+                table = target.value.id  # `LOSSES["huber"] = huber`
+                if table in self.info.registries:
+                    if self.info.qualify(fn) not in self.info.registries[table]:
+                        self.info.registries[table].append(self.info.qualify(fn))
+                elif table in self.info.imports:  # a registry of another module (ProjectIndex.registry)
+                    self.info.registry_items.append((self.info.qualify(table), self.info.qualify(fn)))
             elif isinstance(target, ast.Attribute) and isinstance(value, ast.Call):
                 owner = ast_dotted(target.value)  # Class.method = torch.compiler.disable(Class.method)
                 if owner and owner.split(".")[0] in self.info.classes:
@@ -607,6 +625,8 @@ class _Indexer:
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
                           returns=ast.unparse(node.returns) if node.returns is not None else "")
         fn.def_line = node.lineno
+        if cls is None and not outer and (table := _registered_into(node)):
+            self.info.registrars[node.name] = table
         if node.returns is not None:
             fn.param_annotations = {a.arg: ast.unparse(a.annotation) for a in (
                 *node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs) if a.annotation is not None}
@@ -1799,6 +1819,24 @@ def _marker_return(info: ModuleInfo, ret: ast.Return) -> str | None:
     return marker
 
 
+def _registered_into(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
+    """The module-level dict a decorator def stores the function it is given in and gives back
+    unchanged: `TABLE[key] = fn` then `return fn`, in the def or a def nested in it (`def
+    register(name): def deco(fn): LOSSES[name] = fn; return fn; return deco`, or `def
+    register(fn): LOSSES[fn.__name__] = fn; return fn`); "" for any other def."""
+    for sub in walk_nodes(node):
+        if not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = {a.arg for a in (*sub.args.posonlyargs, *sub.args.args)}
+        stored = [s.targets[0].value.id for s in sub.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                  and isinstance(s.targets[0], ast.Subscript) and isinstance(s.targets[0].value, ast.Name)
+                  and isinstance(s.value, ast.Name) and s.value.id in params]
+        returned = [s.value.id for s in sub.body if isinstance(s, ast.Return) and isinstance(s.value, ast.Name)]
+        if stored and returned and returned[-1] in params:  # gives the function back: Dynamo calls it as is
+            return stored[0]
+    return ""
+
+
 def _closes_over(comp: ast.AST, held: set[str]) -> bool:
     """Whether the comprehension's own frame reads one of the enclosing def's locals `held`
     (tensor_locals): a free variable that Dynamo's has_tensor_in_frame finds a tensor in."""
@@ -1901,6 +1939,7 @@ class ProjectIndex:
     _properties: dict[str, frozenset[str]] | None = None  # property_names(), cached until the next add
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
     _instances_bound: dict[str, int] | None = None  # instances_bound(), cached until the next add
+    _registered: dict[str, list[str]] | None = None  # _filled_entries(), cached until the next add
 
     def add(self, info: ModuleInfo) -> None:
         """Register a module; a later module with the same dotted name keeps both reachable."""
@@ -1923,6 +1962,7 @@ class ProjectIndex:
         self._properties = None
         self._splits = {}
         self._instances_bound = None
+        self._registered = None
 
     def _marked_by_factory(self) -> dict[str, str]:
         """Names bound to what a project factory returns when it wraps a function in a trace
@@ -2188,7 +2228,38 @@ class ProjectIndex:
         held = module.registries.get(name, []) if module is not None else []
         if _depth < 5 and any(h.startswith("reg:") for h in held):  # an entry of an imported registry
             return [q for h in held for q in (self.registry(h[4:], _depth + 1) if h.startswith("reg:") else [h])]
+        if module is not None and name in module.registries:
+            return held + [q for q in self._filled_entries().get(qualname, []) if q not in held]
         return held
+
+    def is_registrar(self, qualname: str) -> bool:
+        """Whether the qualified function `qualname` is a registrar (ModuleInfo.registrars): a
+        decorator that stores the function and gives it back unchanged, so the decorated
+        function's parameters are still inferred from its calls."""
+        owner, _, name = qualname.rpartition(".")
+        module = self.modules.get(owner)
+        return module is not None and name in module.registrars
+
+    def _filled_entries(self) -> dict[str, list[str]]:
+        """Registry (qualified) -> the functions other modules put in it: the module-level
+        functions a registrar decorates (`@register("huber")` over `def huber`, in any module
+        that imports the registrar: ModuleInfo.registrars) and those assigned to an item of it
+        (ModuleInfo.registry_items)."""
+        if self._registered is None:
+            tables = {f"{m.name}.{fn}": f"{m.name}.{table}" for m in self.modules.values()
+                      for fn, table in m.registrars.items()}
+            found: dict[str, list[str]] = {}
+            for m in self.modules.values():
+                for table, fn in m.registry_items:
+                    found.setdefault(table, []).append(fn)
+            if tables:
+                for m in self.modules.values():
+                    for f in m.functions.values():
+                        for dec in f.decorators:
+                            if dec in tables:
+                                found.setdefault(tables[dec], []).append(f"{m.name}.{f.qualname}")
+            self._registered = found
+        return self._registered
 
     def callable_attr(self, cls_qualname: str, attr: str, _depth: int = 0) -> list[str]:
         """What `self.<attr>` is bound to (ClassInfo.callable_attrs) in the class or its project bases."""

@@ -337,7 +337,7 @@ class RegionFinder:
             return
         for decorator in region.function.decorators:  # Dynamo traces a project decorator's wrapper
             found = self.index.lookup_function(decorator)
-            if found:
+            if found and not self.index.is_registrar(decorator):  # a registrar gives the function back: no wrapper
                 mod, fn = found
                 self._add(mod, None, fn, region.chain + (fn.qualname,))
         if region.cls is not None:

@@ -45,6 +45,23 @@ def indexed_functions(module: cst.Module) -> dict[tuple[str, int], cst.FunctionD
     return found
 
 
+def nested_function(functions: dict, qualname: str, occurrence: int) -> cst.FunctionDef | None:
+    """The compiled def `qualname` nested in a def of `functions` (`Tests.test_item.fn`: the
+    `occurrence`-th `def fn` directly inside `Tests.test_item`, in source order, as the index
+    counts them), from `functions` (indexed_functions); deeper nesting is not looked up."""
+    from breakscan.static.walk import iter_nodes
+
+    outer, _, name = qualname.rpartition(".")
+    found = []
+    k = 0
+    while (outer, k) in functions:
+        parent = functions[(outer, k)]
+        inner = {id(n) for d in iter_nodes(parent.body, cst.FunctionDef) for n in iter_nodes(d.body, cst.FunctionDef)}
+        found += [d for d in iter_nodes(parent.body, cst.FunctionDef) if d.name.value == name and id(d) not in inner]
+        k += 1
+    return found[occurrence] if occurrence < len(found) else None
+
+
 def _indexed_statements(body, cls: str | None, found: dict, seen: dict[str, int]) -> None:
     # Module level, not a closure: a recursive closure is a reference cycle that kept `found`,
     # every def's subtree, alive until the cyclic GC walked it (about a tenth of phase B's CPU).

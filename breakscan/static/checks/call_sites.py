@@ -19,7 +19,7 @@ from breakscan.static.generics import generic_return
 from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, bound_classes
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
-from breakscan.static.syntax import dotted_name
+from breakscan.static.syntax import dotted_name, nested_function
 from breakscan.static.tensors import (
     TENSOR_MAPS,
     TENSORISH,
@@ -1547,11 +1547,19 @@ class CallSiteInference(CheckBase):
             self._walk_caller(caller)
         return self._arg_kinds.get(id(call))
 
+    def _caller_node(self, key: tuple[str, int]) -> cst.FunctionDef | None:
+        """The `def` of this module `key` names: module- or class-level, or a compiled def nested
+        in one (`main.step`, syntax.nested_function), which calls helpers like any region root."""
+        node = self.functions.get(key)
+        if node is None and "." in key[0]:
+            node = nested_function(self.functions, *key)
+        return node
+
     def _calls_to(self, caller: tuple[str, int], target: RegionKey) -> list[tuple[cst.Call, list]] | None:
         """The calls in `caller` (a `def` of this module) that reach the function `target`, with
         their argument kinds; None when one is not seen (in a lambda or class body, `*args`, a
         caller being walked: recursion) or none is found (the index and the tree disagree)."""
-        node = self.functions.get(caller)
+        node = self._caller_node(caller)
         if node is None or caller in self._walking:
             return None
         head = caller[0].rpartition(".")[0]
@@ -1687,6 +1695,7 @@ class CallSiteInference(CheckBase):
             return {}
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
+        decorators = {d for d in decorators if not (d and self.index.is_registrar(self.info.qualify(d)))}
         if not decorators <= _TRANSPARENT_DECORATORS:
             return {}
         target = (str(self.info.path), qualname, 0)
@@ -1713,7 +1722,7 @@ class CallSiteInference(CheckBase):
         """Record the argument kinds of the private calls (or of the calls `wanted`) in one module-
         or class-level `def`, with the same parameter kinds the region walk gives it (its own
         call sites included)."""
-        node = self.functions[key]
+        node = self._caller_node(key)
         qualname = key[0]
         head, _, _ = qualname.rpartition(".")
         cls = self.info.classes.get(head) if head else None
