@@ -612,3 +612,64 @@ CASES += [
                 num_train_timesteps=100),
     _sched_call("DDPMWuerstchenScheduler", "scheduling_ddpm_wuerstchen", "add_noise", _noise_args),
 ]
+
+
+def _autoencoder_dc(device):
+    import torch
+    from diffusers import AutoencoderDC
+
+    model = AutoencoderDC(in_channels=3, latent_channels=4, attention_head_dim=2,
+                          encoder_block_types=("ResBlock", "EfficientViTBlock"),
+                          decoder_block_types=("ResBlock", "EfficientViTBlock"), encoder_block_out_channels=(8, 8),
+                          decoder_block_out_channels=(8, 8), encoder_qkv_multiscales=((), (5,)),
+                          decoder_qkv_multiscales=((), (5,)), encoder_layers_per_block=(1, 1),
+                          decoder_layers_per_block=(1, 1), downsample_block_type="conv",
+                          upsample_block_type="interpolate", decoder_norm_types="rms_norm", decoder_act_fns="silu",
+                          scaling_factor=0.41407)
+    return model, (torch.randn(1, 3, 32, 32, device=device),), {}
+
+
+def _qwen_image(device):
+    import torch
+    from diffusers import QwenImageTransformer2DModel
+
+    model = QwenImageTransformer2DModel(patch_size=2, in_channels=16, out_channels=4, num_layers=2,
+                                        attention_head_dim=16, num_attention_heads=2, joint_attention_dim=16,
+                                        axes_dims_rope=(8, 4, 4))
+    return model, (torch.randn(1, 16, 16, device=device),), {
+        "encoder_hidden_states": torch.randn(1, 7, 16, device=device),
+        "encoder_hidden_states_mask": torch.ones(1, 7, device=device), "timestep": torch.tensor([1.0], device=device),
+        "img_shapes": [(1, 4, 4)]}
+
+
+def _mid_block(device):
+    import torch
+    from diffusers.models.unets.unet_2d_blocks import UNetMidBlock2D
+
+    block = UNetMidBlock2D(in_channels=16, temb_channels=32, resnet_groups=8, attention_head_dim=8)
+    return block, (torch.randn(1, 16, 8, 8, device=device), torch.randn(1, 32, device=device)), {}
+
+
+def _attn_up(device):
+    import torch
+    from diffusers.models.unets.unet_2d_blocks import AttnUpBlock2D
+
+    block = AttnUpBlock2D(in_channels=16, prev_output_channel=16, out_channels=16, temb_channels=32, num_layers=1,
+                          resnet_groups=8, attention_head_dim=8)
+    return block, (torch.randn(1, 16, 8, 8, device=device), (torch.randn(1, 16, 8, 8, device=device),),
+                   torch.randn(1, 32, device=device)), {}
+
+
+# Fifteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("diffusers", "AutoencoderDC", _autoencoder_dc),
+    Case("diffusers", "QwenImageTransformer2DModel", _qwen_image),
+    Case("diffusers", "unet_2d_blocks.UNetMidBlock2D", _mid_block),
+    Case("diffusers", "unet_2d_blocks.AttnUpBlock2D", _attn_up),
+    Case("diffusers", "normalization.AdaLayerNormContinuous", _block(
+        "diffusers.models.normalization.AdaLayerNormContinuous", _tensors((1, 6, 16), conditioning_embedding=(1, 32)),
+        embedding_dim=16, conditioning_embedding_dim=32, elementwise_affine=False, eps=1e-6)),
+    Case("diffusers", "embeddings.GaussianFourierProjection", _block(
+        "diffusers.models.embeddings.GaussianFourierProjection", _timesteps_input, embedding_size=16, scale=16.0)),
+    _sched_call("DDPMScheduler", "scheduling_ddpm", "get_velocity", _noise_args, num_train_timesteps=100),
+]

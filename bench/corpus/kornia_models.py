@@ -389,3 +389,40 @@ CASES += [
     _m("augmentation.RandomChannelShuffle", "kornia.augmentation.RandomChannelShuffle", p=1.0),
     _m("augmentation.RandomInvert", "kornia.augmentation.RandomInvert", p=1.0),
 ]
+
+
+def _depth_camera(device):
+    """A positive depth map B x H x W and pinhole intrinsics B x 3 x 3."""
+    import torch
+
+    camera = torch.tensor([[20.0, 0.0, 16.0], [0.0, 20.0, 16.0], [0.0, 0.0, 1.0]], device=device).repeat(2, 1, 1)
+    return (torch.rand(2, 32, 32, device=device) + 0.5, camera), {}
+
+
+def _distributions(device):
+    """Two spatial probability maps (softmax over H x W), B x C x H x W."""
+    import torch
+
+    def spatial_softmax():
+        return torch.randn(2, 3, 8, 8, device=device).flatten(2).softmax(-1).view(2, 3, 8, 8)
+
+    return (spatial_softmax(), spatial_softmax()), {}
+
+
+def _tiny_vit(device):
+    import torch
+    from kornia.contrib import TinyViT
+
+    model = TinyViT(img_size=64, in_chans=3, num_classes=4, embed_dims=(8, 16, 16, 32), depths=(1, 1, 1, 1),
+                    num_heads=(1, 2, 2, 4), window_sizes=(2, 2, 2, 2))
+    return model, (torch.rand(2, 3, 64, 64, device=device),), {}
+
+
+# Fifteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    _f("kornia.filters.max_blur_pool2d", _with(3)),
+    _f("kornia.geometry.depth.depth_to_3d_v2", _depth_camera),
+    _f("kornia.losses.js_div_loss_2d", _distributions),
+    _m("augmentation.RandomGamma", "kornia.augmentation.RandomGamma", gamma=(0.5, 1.5), p=1.0),
+    Case("kornia", "contrib.TinyViT", _tiny_vit),
+]

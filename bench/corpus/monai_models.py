@@ -503,3 +503,102 @@ CASES += [
     Case("monai", "blocks.RegistrationResidualConvBlock", _block("RegistrationResidualConvBlock", (2, 4, 16, 16),
                                                                  spatial_dims=2, in_channels=4, out_channels=4)),
 ]
+
+
+def _decoder_only_transformer(device):
+    import torch
+    from monai.networks.nets import DecoderOnlyTransformer
+
+    model = DecoderOnlyTransformer(num_tokens=16, max_seq_len=8, attn_layers_dim=16, attn_layers_depth=1,
+                                   attn_layers_heads=2)
+    return model, (torch.randint(0, 16, (2, 8), device=device),), {}
+
+
+def _spade_net(device):
+    import torch
+    import torch.nn.functional as F
+    from monai.networks.nets import SPADENet
+
+    model = SPADENet(spatial_dims=2, in_channels=1, out_channels=1, label_nc=3, input_shape=(16, 16),
+                     channels=[8, 16], z_dim=8, is_vae=True, spade_intermediate_channels=8)
+    seg = F.one_hot(torch.randint(0, 3, (2, 16, 16), device=device), 3).permute(0, 3, 1, 2).float()
+    return model, (seg, torch.rand(2, 1, 16, 16, device=device)), {}
+
+
+def _patch_adversarial(device):
+    """PatchAdversarialLoss on a patch discriminator's logits, as the generator's loss (target is real)."""
+    import torch
+    from monai.losses import PatchAdversarialLoss
+
+    return PatchAdversarialLoss(criterion="least_squares"), (torch.randn(2, 1, 8, 8, device=device),), {
+        "target_is_real": True, "for_discriminator": False}
+
+
+def _aucm(device):
+    import torch
+    from monai.losses import AUCMLoss
+
+    return AUCMLoss(imratio=0.5), (torch.rand(8, 1, device=device),
+                                   torch.randint(0, 2, (8, 1), device=device).float()), {}
+
+
+def _unetr_pr_up(device):
+    import torch
+    from monai.networks.blocks import UnetrPrUpBlock
+
+    block = UnetrPrUpBlock(spatial_dims=2, in_channels=16, out_channels=4, num_layer=1, kernel_size=3, stride=1,
+                           upsample_kernel_size=2, norm_name="instance", conv_block=True, res_block=True)
+    return block, (torch.randn(2, 16, 4, 4, device=device),), {}
+
+
+def _fpn(device):
+    import torch
+    from monai.networks.blocks import FeaturePyramidNetwork
+
+    fpn = FeaturePyramidNetwork(spatial_dims=2, in_channels_list=[4, 8, 16], out_channels=8)
+    feats = {"c2": torch.randn(2, 4, 16, 16, device=device), "c3": torch.randn(2, 8, 8, 8, device=device),
+             "c4": torch.randn(2, 16, 4, 4, device=device)}
+    return fpn, (feats,), {}
+
+
+def _affine_transform(device):
+    import torch
+    from monai.networks.layers import AffineTransform
+
+    theta = torch.eye(2, 3, device=device).repeat(2, 1, 1) + 0.05 * torch.randn(2, 2, 3, device=device)
+    return AffineTransform(normalized=True), (torch.rand(2, 1, 16, 16, device=device), theta), {}
+
+
+def _transform_call(name: str, cls: str, inputs, **kwargs) -> Case:
+    """An array transform (``monai.transforms.<cls>``) called on a tensor, compiled as its bound ``__call__``."""
+    return _method_case(name, f"monai.transforms.{cls}", "__call__", inputs, **kwargs)
+
+
+def _channel_first_image(device):
+    import torch
+
+    return (torch.rand(1, 16, 16, device=device),), {}
+
+
+def _rescale_inputs(device):
+    import torch
+
+    return (torch.randn(2, 1, 16, 16, device=device),), {"minv": 0.0, "maxv": 1.0, "dtype": torch.float32}
+
+
+# Fifteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("monai", "DecoderOnlyTransformer", _decoder_only_transformer),
+    Case("monai", "SPADENet", _spade_net),
+    Case("monai", "PatchAdversarialLoss", _patch_adversarial),
+    Case("monai", "AUCMLoss", _aucm),
+    Case("monai", "blocks.UnetrPrUpBlock", _unetr_pr_up),
+    Case("monai", "blocks.FeaturePyramidNetwork", _fpn),
+    Case("monai", "blocks.MedNeXtDownBlock", _block("MedNeXtDownBlock", (2, 4, 16, 16), in_channels=4,
+                                                    out_channels=8, expansion_ratio=2, kernel_size=3,
+                                                    use_residual_connection=True, dim="2d")),
+    Case("monai", "layers.AffineTransform", _affine_transform),
+    _transform_call("transforms.GaussianSmooth", "GaussianSmooth", _channel_first_image, sigma=1.0),
+    _transform_call("transforms.NormalizeIntensity", "NormalizeIntensity", _channel_first_image, nonzero=True),
+    function_case("monai", "monai.transforms.rescale_array", _rescale_inputs),
+]

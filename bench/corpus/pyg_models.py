@@ -802,3 +802,127 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.get_self_loop_attr", _self_loop_attr_input),
     function_case("torch_geometric", "torch_geometric.utils.to_nested_tensor", _nested_input),
 ]
+
+
+_METADATA = (["paper", "author"], [("paper", "cites", "paper"), ("author", "writes", "paper"),
+                                   ("paper", "rev_writes", "author")])
+
+
+def _hetero_graph(device):
+    """A heterogeneous graph: 12 papers and 6 authors with 8 features, three edge types."""
+    import torch
+
+    x_dict = {"paper": torch.randn(NODES, FEATURES, device=device),
+              "author": torch.randn(NODES // 2, FEATURES, device=device)}
+    writes = torch.stack([torch.randint(0, NODES // 2, (20,), device=device),
+                          torch.randint(0, NODES, (20,), device=device)])
+    edge_index_dict = {("paper", "cites", "paper"): torch.randint(0, NODES, (2, EDGES), device=device),
+                       ("author", "writes", "paper"): writes,
+                       ("paper", "rev_writes", "author"): writes.flip(0)}
+    return (x_dict, edge_index_dict), {}
+
+
+def _hgt(device):
+    from torch_geometric.nn import HGTConv
+
+    return HGTConv(FEATURES, 16, _METADATA, heads=2), *_hetero_graph(device)
+
+
+def _hetero_conv(device):
+    from torch_geometric.nn import GATConv, GCNConv, HeteroConv, SAGEConv
+
+    conv = HeteroConv({("paper", "cites", "paper"): GCNConv(FEATURES, 16),
+                       ("author", "writes", "paper"): SAGEConv((FEATURES, FEATURES), 16),
+                       ("paper", "rev_writes", "author"): GATConv((FEATURES, FEATURES), 16, add_self_loops=False)},
+                      aggr="sum")
+    return conv, *_hetero_graph(device)
+
+
+def _hetero_dict_linear(device):
+    from torch_geometric.nn import HeteroDictLinear
+
+    (x_dict, _), _ = _hetero_graph(device)
+    return HeteroDictLinear(FEATURES, 16, types=["paper", "author"]), (x_dict,), {}
+
+
+def _ppf(device):
+    import torch
+    from torch_geometric.nn import PPFConv
+
+    local = torch.nn.Sequential(torch.nn.Linear(FEATURES + 4, 16), torch.nn.ReLU())
+    (x, edge_index), _ = _graph(device)
+    normal = torch.nn.functional.normalize(torch.randn(NODES, 3, device=device), dim=-1)
+    return PPFConv(local, torch.nn.Linear(16, 16)), (x, torch.randn(NODES, 3, device=device), normal, edge_index), {}
+
+
+def _message_norm(device):
+    import torch
+    from torch_geometric.nn import MessageNorm
+
+    return MessageNorm(learn_scale=True), (torch.randn(NODES, FEATURES, device=device),
+                                           torch.randn(NODES, FEATURES, device=device)), {}
+
+
+def _argva(device):
+    """ARGVA (adversarially regularized variational graph auto-encoder) with a two-head GCN encoder."""
+    import torch
+    from torch_geometric.nn import GCNConv
+    from torch_geometric.nn.models import ARGVA
+
+    class Encoder(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = GCNConv(FEATURES, 16)
+            self.conv_mu, self.conv_logstd = GCNConv(16, 8), GCNConv(16, 8)
+
+        def forward(self, x, edge_index):
+            h = self.conv(x, edge_index).relu()
+            return self.conv_mu(h, edge_index), self.conv_logstd(h, edge_index)
+
+    discriminator = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    return ARGVA(Encoder(), discriminator), *_graph(device)
+
+
+def _deep_sets(device):
+    import torch
+    from torch_geometric.nn.aggr import DeepSetsAggregation
+
+    aggr = DeepSetsAggregation(local_nn=torch.nn.Linear(FEATURES, 16), global_nn=torch.nn.Linear(16, 16))
+    return aggr, (torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+def _positional_encoding(device):
+    import torch
+    from torch_geometric.nn import PositionalEncoding
+
+    return PositionalEncoding(16), (torch.arange(NODES, device=device).float(),), {}
+
+
+def _normalized_cut_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device), torch.rand(EDGES, device=device)), {
+        "num_nodes": NODES}
+
+
+def _pool_x_input(device):
+    import torch
+
+    cluster = torch.tensor([0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5], device=device)
+    return (cluster, torch.randn(NODES, FEATURES, device=device), _batch(device)), {}
+
+
+# Fifteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("torch_geometric", "HGTConv", _hgt),
+    Case("torch_geometric", "HeteroConv", _hetero_conv),
+    Case("torch_geometric", "HeteroDictLinear", _hetero_dict_linear),
+    Case("torch_geometric", "PPFConv", _ppf),
+    Case("torch_geometric", "WLConvContinuous", _conv("WLConvContinuous")),
+    Case("torch_geometric", "MessageNorm", _message_norm),
+    Case("torch_geometric", "DeepSetsAggregation", _deep_sets),
+    Case("torch_geometric", "ARGVA", _argva),
+    Case("torch_geometric", "PositionalEncoding", _positional_encoding),
+    function_case("torch_geometric", "torch_geometric.utils.normalized_cut", _normalized_cut_input),
+    function_case("torch_geometric", "torch_geometric.nn.max_pool_x", _pool_x_input),
+]
