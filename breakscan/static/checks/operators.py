@@ -142,6 +142,10 @@ class OperatorChecks(CheckBase):
                     isinstance(e.slice, cst.Index) and self.env.is_tensor(e.slice.value)
                     and not self._only_guessed(e.slice.value) for e in node.slice):
                 self._emit_check("sequence-tensor-index", node)  # `__index__` reads it with `.item()`
+            elif self.env.kind(node.value) is T.UNKNOWN and self._mask_index(node):
+                # a boolean mask only indexes a tensor (or an array Dynamo traces as one): a value of
+                # unknown type indexed by one is a tensor (`pred = model(x).argmax(1)`, `pred[valid]`)
+                self._emit_check("mask-index", node)
             return
         if self._indexes_with_zero_dim(node):
             self._emit_check("zero-dim-tensor-index", node)
@@ -154,6 +158,26 @@ class OperatorChecks(CheckBase):
                     isinstance(index, cst.Name) and self.bool_at_call_sites(index.value)):
                 self._emit_check("mask-index", node)
                 return
+
+    def _mask_index(self, node: cst.Subscript) -> bool:
+        """Whether an index of `node` is a boolean tensor that is not one only by the root
+        parameters' convention (`_guessed_mask`)."""
+        assert self.env is not None
+        return any(isinstance(e.slice, cst.Index) and self.env.kind(e.slice.value) is T.BOOL_TENSOR
+                   and not self._guessed_mask(e.slice.value) for e in node.slice)
+
+    def _guessed_mask(self, mask: cst.BaseExpression, depth: int = 0) -> bool:
+        """Whether `mask` is a tensor only by the root parameters' convention (`_only_guessed`),
+        looking through a comparison (`scores > 0`: each tensor operand is such a parameter) and
+        a local bound once to one (`keep = scores > 0`)."""
+        assert self.env is not None
+        if isinstance(mask, cst.Name) and depth < 3 and (value := self._single_binding(mask.value)) is not None:
+            return self._guessed_mask(value, depth + 1)
+        if isinstance(mask, cst.Comparison):
+            sides = [side for side in (mask.left, *(c.comparator for c in mask.comparisons))
+                     if self.env.kind(side) in TENSORISH]
+            return bool(sides) and all(self._only_guessed(side) for side in sides)
+        return self._only_guessed(mask)
 
     def _indexes_with_zero_dim(self, node: cst.Subscript) -> bool:
         return any(isinstance(e.slice, cst.Index) and self._zero_dim_index(e.slice.value) for e in node.slice)
