@@ -5,7 +5,9 @@ Measured on torch 2.13 (backend "eager"): `torch.randn_like(z).requires_grad_(Fa
 `z.detach().requires_grad_(False)` give no graph break; `x.requires_grad_(False)` on an input
 that requires grad and `w.requires_grad_(False)` on a parameter break (`Unsupported
 Tensor.requires_grad_() call`, GB0125); `torch.zeros_like(z).requires_grad_()` used in the output
-breaks (`requires_grad_() intermediate leaked as output`, GB8985). The dynamic test checks each.
+breaks (`requires_grad_() intermediate leaked as output`, GB8985). A fresh tensor passed through
+methods that take no tensor's values (`torch.tensor(1).fill_(1.0).type(t).to(device)`, MONAI's
+adversarial loss labels) is still fresh. The dynamic test checks each.
 """
 
 from __future__ import annotations
@@ -36,7 +38,9 @@ MODEL = """
             grad.requires_grad_()
             x.requires_grad_(False)
             self.fc.weight.requires_grad_(False)
-            return z + noise + kept + grad
+            label = torch.tensor(1).fill_(1.0).type(z.type()).to(z.device)
+            label.requires_grad_(False)
+            return z + noise + kept + grad + label.expand_as(z)
 
 
     def breakscan_examples():

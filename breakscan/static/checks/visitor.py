@@ -26,6 +26,14 @@ from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
 from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
 from breakscan.static.walk import children, iter_nodes, walk
 
+# Tensor methods whose result requires grad only if the receiver does, given no tensor argument
+# (a tensor's values): dtype, device and layout changes, fills, views (`_is_fresh`).
+_GRAD_NEUTRAL_METHODS = frozenset({
+    "to", "type", "float", "double", "half", "bfloat16", "long", "int", "bool", "cpu", "cuda",
+    "fill_", "zero_", "expand", "view", "reshape", "unsqueeze", "squeeze", "contiguous", "clone",
+    "flatten", "repeat", "permute", "transpose",
+})
+
 
 @dataclass(frozen=True)
 class CheckError:
@@ -331,14 +339,19 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
             return bool(sides) and all(self._only_guessed(side) for side in sides)
         return False
 
-    def _is_fresh(self, value: cst.BaseExpression) -> bool:
+    def _is_fresh(self, value: cst.BaseExpression, depth: int = 0) -> bool:
         """A tensor that does not require grad, made here: a torch factory call (`torch.zeros`,
-        `torch.randn_like`...) without `requires_grad=`, or `.detach()` of anything."""
+        `torch.randn_like`...) without `requires_grad=`, or `.detach()` of anything, and such a
+        tensor passed through methods that take no tensor's values (`torch.tensor(1).fill_(v).type(
+        t).to(device)`: _GRAD_NEUTRAL_METHODS, no tensor argument)."""
         if not isinstance(value, cst.Call):
             return False
         func = value.func
         if isinstance(func, cst.Attribute) and func.attr.value == "detach" and not value.args:
             return True
+        if isinstance(func, cst.Attribute) and func.attr.value in _GRAD_NEUTRAL_METHODS and depth < 8 \
+                and self.env is not None and not any(self.env.kind(a.value) in TENSORISH for a in value.args):
+            return self._is_fresh(func.value, depth + 1)
         name = dotted_name(func)
         qual = self.info.qualify(name) if name else ""
         return ((qual in TORCH_FACTORIES or (qual.startswith("torch.") and qual.endswith("_like")))
