@@ -802,8 +802,9 @@ class _Indexer:
                 return
         called = [self.info.qualify(n) for n in
                   (ast_dotted(c.func) for c in walk_nodes(value) if isinstance(c, ast.Call)) if n]
-        if called or passed:
-            cls.submodules[attr] = passed + called
+        if called or passed:  # every assignment counts: `if cfg: self.x = A() else: self.x = B()`
+            held = cls.submodules.setdefault(attr, [])
+            held.extend(q for q in passed + called if q not in held)
 
     def example_targets(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         """The callables `breakscan_examples()` yields (`(fn, args)` / `(fn, args, kwargs)`):

@@ -139,6 +139,25 @@ def _numeric_annotation(param: cst.Param) -> bool:
     return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
 
 
+def _number_or_tensor_annotation(param: cst.Param) -> bool:
+    """Whether a parameter is annotated as a number or a tensor (`int | torch.Tensor`,
+    `Union[float, Tensor]`, `None` allowed): annotation_kind takes it for a tensor, and its calls
+    may say which it is."""
+    ann = param.annotation.annotation if param.annotation is not None else None
+    members: list[cst.BaseExpression] = []
+    stack = [ann] if ann is not None else []
+    while stack:
+        node = stack.pop()
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+            stack += [node.left, node.right]
+        elif isinstance(node, cst.Subscript) and (dotted_name(node.value) or "").rsplit(".", 1)[-1] in ("Union", "Optional"):
+            stack += [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
+        else:
+            members.append(node)
+    names = {(dotted_name(m) or "").rsplit(".", 1)[-1] for m in members}
+    return "Tensor" in names and bool(names & {"int", "float", "bool"})
+
+
 def _number_arithmetic(expr: cst.BaseExpression) -> bool:
     """Whether `expr` is names, attributes and constants under arithmetic (`t - 1`,
     `timestep - self.step // n`): a number shifted or scaled, which stays a number or a 0-dim
@@ -1110,6 +1129,16 @@ class CallSiteInference(CheckBase):
                     passed = inferred
                 if passed.get(name) in TENSORISH:
                     kind = passed[name]
+            elif kind is T.TENSOR and qualname is not None and _number_or_tensor_annotation(param) \
+                    and self._decides_on(node, qualname, name):
+                # `max_len: int | torch.Tensor` given a Python number at every call: Dynamo sees the number
+                passed = self.root_call_kinds(qualname, node) if is_root else {}
+                if name not in passed:
+                    if inferred is None:
+                        inferred = self._inferred_params(qualname, project=True)
+                    passed = inferred
+                if passed.get(name) in (T.SCALAR, T.SHAPE):  # a number or a size from a shape
+                    kind = T.SCALAR
             kinds[name] = kind
         return kinds
 
@@ -1576,6 +1605,19 @@ class CallSiteInference(CheckBase):
             return None
         return found  # type: ignore[return-value]
 
+    def _calls_submodule(self, cls: ClassInfo, attr: str, target: RegionKey) -> bool:
+        """Whether `self.<attr>(...)` in a method of `cls` runs `target` as the `__call__` or
+        `forward` of a project class `__init__` builds into `self.<attr>` (`self.pos_embed =
+        QwenEmbedRope(...)`, then `self.pos_embed(shapes, max_txt_seq_len=n)`)."""
+        if target[1].rsplit(".", 1)[-1] not in ("__call__", "forward"):
+            return False
+        _, _, subs = self.index.class_attr_kinds(cls.qualname)
+        for qualname in subs.get(attr, ()):
+            found = self.index.method(qualname, "__call__") or self.index.method(qualname, "forward")
+            if found is not None and (str(found[0].path), found[2].qualname) == target[:2]:
+                return True
+        return False
+
     def _calls_bound(self, cls: ClassInfo, attr: str, target: RegionKey) -> bool:
         """Whether `self.<attr>(...)` in a method of `cls` calls `target` through a function
         bound to the attribute (ProjectIndex.callable_attr): one named in the class
@@ -1618,7 +1660,7 @@ class CallSiteInference(CheckBase):
                 return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
         if cls is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value == "self" and last != target[1].rsplit(".", 1)[-1]:
-            return self._calls_bound(cls, last, target)
+            return self._calls_bound(cls, last, target) or self._calls_submodule(cls, last, target)
         if last is None or last != target[1].rsplit(".", 1)[-1]:
             return False
         if instances and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
