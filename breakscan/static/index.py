@@ -1137,11 +1137,22 @@ _ALIAS_HEADS = {"Optional", "Union", "Tuple", "tuple", "List", "list", "Dict", "
 
 def _type_alias(info: ModuleInfo, value: ast.AST | None) -> str | None:
     """The source of `value` when it is a type alias of tensors: `Optional[Tensor]`,
-    `Union[Tensor, SparseTensor]`, `Tuple[Tensor, Tensor]` (a typing subscript) or `Tensor` itself."""
+    `Union[Tensor, SparseTensor]`, `Tuple[Tensor, Tensor]` (a typing subscript), `Tensor` itself,
+    or a `|` union with a tensor member (`np.ndarray | torch.Tensor`: MONAI's NdarrayOrTensor)."""
     if isinstance(value, ast.Subscript) and (ast_dotted(value.value) or "").rsplit(".", 1)[-1] in _ALIAS_HEADS:
         return ast.unparse(value)
     if isinstance(value, (ast.Name, ast.Attribute)) and info.qualify(ast_dotted(value) or "") == "torch.Tensor":
         return ast.unparse(value)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):  # `np.ndarray | torch.Tensor`
+        members, stack = [], [value]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+                stack += [node.left, node.right]
+            else:
+                members.append(node)
+        if any(_type_alias(info, m) is not None for m in members):
+            return ast.unparse(value)
     return None
 
 
