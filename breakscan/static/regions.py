@@ -245,7 +245,7 @@ class RegionFinder:
             found = self.index.instance_method(qual)  # `model.embed(x)`, `model = Encoder()`
             return [found] if found else []
         if meth in mod.registries and _depth < 5:  # `criterion = LOSSES[name]`, then `criterion(x, y)`
-            return [t for q in self.index.registry(qual) for t in self.resolve_name(q, _depth + 1)]
+            return self.registry_functions(qual)
         if meth in mod.compiled_aliases and _depth < 5:
             return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
         cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`
@@ -253,6 +253,13 @@ class RegionFinder:
             found = self.instance_call(cls_q)
             return [found] if found else []
         return []
+
+    def registry_functions(self, qualname: str) -> list[Target]:
+        """The project functions the registry `qualname` holds (ProjectIndex.registry), each a
+        callee of `LOSSES[key](...)`; its classes are left out (calling one builds an instance,
+        it does not run `forward`)."""
+        return [(hit[0], None, hit[1]) for q in self.index.registry(qualname)
+                if (hit := self.index.lookup_function(q)) is not None]
 
     def instance_call(self, cls_qualname: str) -> Target | None:
         """What calling an instance of a project class runs: its project `__call__` (Dynamo
@@ -276,7 +283,7 @@ class RegionFinder:
                 return self.submodule_methods(dispatch or cls, call.name)
             return self.resolve_name(module.qualify(call.name))
         if call.kind == "registry":  # `LOSSES[key](...)`: any of its functions (the key decides at run time)
-            return [t for q in self.index.registry(module.qualify(call.name)) for t in self.resolve_name(q)]
+            return self.registry_functions(module.qualify(call.name))
         if cls is None:
             return []
         if call.kind == "self":  # on the class of `self`: an inherited method's `self.m()` runs its override
@@ -315,7 +322,7 @@ class RegionFinder:
                 found = self.index.method((dispatch or cls).qualname, bound[5:])
                 out += [found] if found else []
             elif bound.startswith("reg:"):  # `self.loss_fn = LOSSES[name]`
-                out += [t for q in self.index.registry(bound[4:]) for t in self.resolve_name(q)]
+                out += self.registry_functions(bound[4:])
             else:
                 out += self.resolve_name(bound)
         return out
