@@ -1836,9 +1836,8 @@ def _registered_into(node: ast.FunctionDef | ast.AsyncFunctionDef) -> str:
     unchanged: `TABLE[key] = fn` then `return fn`, in the def or a def nested in it (`def
     register(name): def deco(fn): LOSSES[name] = fn; return fn; return deco`, or `def
     register(fn): LOSSES[fn.__name__] = fn; return fn`); "" for any other def."""
-    for sub in walk_nodes(node):
-        if not isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
+    defs = (ast.FunctionDef, ast.AsyncFunctionDef)
+    for sub in (node, *(s for s in node.body if isinstance(s, defs))):  # itself and its own nested defs
         params = {a.arg for a in (*sub.args.posonlyargs, *sub.args.args)}
         stored = [s.targets[0].value.id for s in sub.body if isinstance(s, ast.Assign) and len(s.targets) == 1
                   and isinstance(s.targets[0], ast.Subscript) and isinstance(s.targets[0].value, ast.Name)

@@ -742,6 +742,7 @@ class CallSiteInference(CheckBase):
         self._imported_varying: dict[str, set[str]] = {}  # compiled function -> _varying_params in importers
         self._source_lines: list[str] | None = None  # the module's lines, for _decides_on
         self._forward_varying: dict[str, frozenset[str]] = {}  # class -> forward_varying_params
+        self._bound_classes: dict[str, dict[str, str]] = {}  # module -> index.bound_classes (_bound_in)
         self._python_value_params: dict[int, frozenset[str]] = {}  # id of a def -> python_value_params
         self._arg_kinds: dict[int, list[tuple[str | None, T]] | None] = {}  # ArgKinds.out, all callers
         self._walked_callers: set[tuple[str, int]] = set()
@@ -1278,7 +1279,7 @@ class CallSiteInference(CheckBase):
             return None
         bound = 0
         for m, names in modules:
-            built = bound_classes(m.info) if names else {}
+            built = self._bound_in(m.info) if names else {}
             bound += sum(1 for n in names if self._builds(built.get(n), cls_qualname))
         if self.index.instances_bound(cls_qualname) != bound:
             return None  # an instance in a module that does not import the class's (a re-export)
@@ -1295,6 +1296,14 @@ class CallSiteInference(CheckBase):
             found += sites
         return found
 
+    def _bound_in(self, info: ModuleInfo) -> dict[str, str]:
+        """index.bound_classes of `info`, once per module for this file's check (the index does
+        not change while a file is checked; every class's instance sites ask it again)."""
+        found = self._bound_classes.get(info.name)
+        if found is None:
+            found = self._bound_classes[info.name] = bound_classes(info)
+        return found
+
     def _builds(self, built: str | None, cls_qualname: str) -> bool:
         """Whether the callee `built` (qualified, as bound_classes gives it) is the project class
         `cls_qualname`, as ProjectIndex.instances_bound counts it."""
@@ -1305,7 +1314,7 @@ class CallSiteInference(CheckBase):
         """Names module `info` binds to an instance of the class `cls_qualname` (`model =
         Net()`, `model = torch.compile(Net())`, `model = torch.compile(model)`), each mapped to
         the class, from the index."""
-        names = {var: cls_qualname for var, built in bound_classes(info).items() if self._builds(built, cls_qualname)}
+        names = {var: cls_qualname for var, built in self._bound_in(info).items() if self._builds(built, cls_qualname)}
         for alias, target in info.compiled_aliases.items():
             if target in names or (target.endswith("()") and (
                     hit := self.index.lookup_class(info.qualify(target[:-2]))) is not None
