@@ -1914,15 +1914,16 @@ def bound_classes(info: ModuleInfo) -> dict[str, str]:
     """Names module `info` binds to what a call of a qualified callable builds: `var_classes`
     (anywhere, recorded in modules that compile something), the module-level assignments of a
     call of any module (`trainer = Trainer(model)` in a script that leaves compiling to the
-    class: ModuleInfo.module_vars), and the locals of its defs that hold one class's instance
-    (`engine = Engine(model)` in `main()`: FunctionInfo.local_classes). A local name two defs
-    bind to different classes is left out: the module's calls by that name are not one class's.
-    Which of them are project classes is the reader's lookup."""
+    class: ModuleInfo.module_vars), and the locals of its module-level defs that hold one class's
+    instance (`engine = Engine(model)` in `main()`: FunctionInfo.local_classes; methods' locals,
+    most of them submodules an `__init__` builds, are left out). A local name two defs bind to
+    different classes is left out: the module's calls by that name are not one class's. Which of
+    them are project classes is the reader's lookup."""
     found = {name: callee for name, callee in info.module_vars.items() if callee}
     found.update(info.var_classes)
     local: dict[str, str] = {}
     clashing: set[str] = set()
-    for _, fn in info.all_functions():
+    for fn in info.functions.values():
         for name, spelled in fn.local_classes.items():
             if name not in found and local.setdefault(name, info.qualify(spelled)) != info.qualify(spelled):
                 clashing.add(name)
