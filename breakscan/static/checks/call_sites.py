@@ -144,8 +144,10 @@ def _number_or_tensor_annotation(param: cst.Param) -> bool:
     `Union[float, Tensor]`, `None` allowed): annotation_kind takes it for a tensor, and its calls
     may say which it is."""
     ann = param.annotation.annotation if param.annotation is not None else None
+    if not isinstance(ann, (cst.BinaryOperation, cst.Subscript)):
+        return False  # one name (`torch.Tensor`) is no union: most annotations stop here
     members: list[cst.BaseExpression] = []
-    stack = [ann] if ann is not None else []
+    stack = [ann]
     while stack:
         node = stack.pop()
         if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
