@@ -157,7 +157,7 @@ class SkippedFrames:
         self_cls = region.dispatch or region.cls
         for kind, name in dict.fromkeys((c.kind, c.name) for c in calls):
             call = CallRef(kind, name)
-            scope = region.module.qualify(call.name) if call.kind == "name" else (
+            scope = region.module.qualify(call.name) if call.kind in ("name", "registry") else (
                 self_cls.qualname if self_cls is not None else "")
             key = (call.kind, scope, call.name, region.cls.qualname if region.cls is not None else "")
             found = self._resolved.get(key)
