@@ -105,6 +105,20 @@ def assert_script_confirms(tmp_path: Path, source: str, expected) -> None:
     assert_dynamo_confirms(found, [(rule, "train.py", line) for rule, line in expected])
 
 
+def assert_package_confirms(tmp_path: Path, files: dict[str, str], module: str, expected) -> None:
+    """Write the package `files` in `tmp_path`, run `breakscan run -m module` on it, and check that
+    Dynamo confirms every (rule id, file name, line) of `expected` and observes nothing else
+    (assert_dynamo_confirms)."""
+    write_files(tmp_path, files)
+    assert_dynamo_confirms(break_statuses(run_findings(tmp_path, module, module=True)), expected)
+
+
+def static_located(tmp_path: Path, files: dict[str, str], regions: str = "modules") -> set[tuple[str, str, int]]:
+    """{(rule id, file name, line)} of the static findings over the snippet files `files`
+    (static_findings)."""
+    return {(f.rule_id, Path(f.path).name, f.line) for f in static_findings(tmp_path, files, regions)}
+
+
 def static_findings(tmp_path: Path, files: dict[str, str] | str, regions: str = "modules"):
     """Run the static pass over snippet files with every catalog rule; return findings."""
     if isinstance(files, str):

@@ -10,14 +10,12 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import (
-    assert_dynamo_confirms,
+    assert_package_confirms,
     assert_script_confirms,
-    break_statuses,
     requires_torch,
     rule_lines,
-    run_findings,
     static_findings,
-    write_files,
+    static_located,
 )
 
 SCRIPT = '''\
@@ -107,7 +105,7 @@ for epoch in range(2):
 
 
 def test_a_mask_passed_from_a_module_that_compiles_nothing_is_flagged(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    found = static_located(tmp_path, PACKAGE)
     assert ("BRK106", "trainer.py", 12) in found, found
 
 
@@ -115,9 +113,7 @@ def test_a_mask_passed_from_a_module_that_compiles_nothing_is_flagged(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_mask_passed_from_another_module(tmp_path):
-    write_files(tmp_path, PACKAGE)
-    found = break_statuses(run_findings(tmp_path, "fitpkg.fit", module=True))
-    assert_dynamo_confirms(found, [("BRK106", "trainer.py", 12)])
+    assert_package_confirms(tmp_path, PACKAGE, "fitpkg.fit", [("BRK106", "trainer.py", 12)])
 
 
 # The same script written as users often write it: the trainer is built inside `main()`
@@ -146,7 +142,7 @@ if __name__ == "__main__":
 
 def test_a_mask_passed_from_a_main_function_is_flagged(tmp_path):
     files = {**PACKAGE, "fitpkg/fit.py": MAIN_FIT}
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    found = static_located(tmp_path, files)
     assert ("BRK106", "trainer.py", 12) in found, found
 
 
@@ -156,7 +152,7 @@ def test_a_name_two_functions_bind_to_different_classes_keeps_the_convention(tmp
     clash = MAIN_FIT.replace("def main():", "class Probe:\n    def step(self, *args):\n        pass\n\n\n"
                              "def check():\n    trainer = Probe()\n    trainer.step(1, 2, 3)\n\n\ndef main():")
     files = {**PACKAGE, "fitpkg/fit.py": clash}
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    found = static_located(tmp_path, files)
     assert ("BRK106", "trainer.py", 12) not in found, found
 
 
@@ -164,6 +160,5 @@ def test_a_name_two_functions_bind_to_different_classes_keeps_the_convention(tmp
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_mask_passed_from_a_main_function(tmp_path):
-    write_files(tmp_path, {**PACKAGE, "fitpkg/fit.py": MAIN_FIT})
-    found = break_statuses(run_findings(tmp_path, "fitpkg.fit", module=True))
-    assert_dynamo_confirms(found, [("BRK106", "trainer.py", 12)])
+    files = {**PACKAGE, "fitpkg/fit.py": MAIN_FIT}
+    assert_package_confirms(tmp_path, files, "fitpkg.fit", [("BRK106", "trainer.py", 12)])

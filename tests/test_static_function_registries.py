@@ -14,13 +14,14 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import (
-    assert_dynamo_confirms,
+    assert_package_confirms,
     assert_script_confirms,
     break_statuses,
     requires_torch,
     rule_lines,
     run_findings,
     static_findings,
+    static_located,
     write_files,
 )
 
@@ -142,7 +143,7 @@ for _ in range(2):
 
 
 def test_a_name_bound_to_an_imported_registrys_entry_is_followed(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    found = static_located(tmp_path, PACKAGE)
     assert ("BRK101", "losses.py", 11) in found, found
 
 
@@ -150,9 +151,7 @@ def test_a_name_bound_to_an_imported_registrys_entry_is_followed(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_break_through_an_imported_registry(tmp_path):
-    write_files(tmp_path, PACKAGE)
-    found = break_statuses(run_findings(tmp_path, "regpkg.train", module=True))
-    assert_dynamo_confirms(found, [("BRK101", "losses.py", 11)])
+    assert_package_confirms(tmp_path, PACKAGE, "regpkg.train", [("BRK101", "losses.py", 11)])
 
 
 # A registry filled by a decorator in another module, and by an item assignment from a third;
@@ -219,7 +218,7 @@ main()
 
 
 def test_a_registry_filled_by_a_decorator_and_an_item_assignment_is_followed(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, DECORATED)}
+    found = static_located(tmp_path, DECORATED)
     assert ("BRK101", "losses.py", 9) in found, found  # huber, registered by the decorator
     assert ("BRK101", "losses.py", 15) in found, found  # checked_mse, assigned to an item
     # the registrar runs at import, not in the compiled step: its `print` is no finding

@@ -23,6 +23,7 @@ from tests.conftest import (
     rule_lines,
     run_findings,
     static_findings,
+    static_located,
     write_files,
 )
 
@@ -244,7 +245,7 @@ PACKAGE_BREAKS = [("BRK407", "augment.py", 6), ("BRK101", "augment.py", 13), ("B
 
 
 def test_a_package_with_a_generator_and_dynamic_draws(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    found = static_located(tmp_path, PACKAGE)
     assert set(PACKAGE_BREAKS) <= found, found
     assert not {f for f in found if f[1] == "model.py" and f[2] == 19}, found  # runs eagerly
 

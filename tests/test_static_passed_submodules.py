@@ -10,8 +10,13 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import (
-    assert_dynamo_confirms, break_statuses, requires_torch,
-    run_findings, static_findings, write_files,
+    assert_dynamo_confirms,
+    break_statuses,
+    requires_torch,
+    run_findings,
+    static_findings,
+    static_located,
+    write_files,
 )
 
 PACKAGE = {
@@ -103,7 +108,7 @@ EXPECTED = {("BRK205", "ops.py", 17), ("BRK206", "ops.py", 28), ("BRK104", "util
 
 @pytest.mark.parametrize("regions", ["explicit", "modules"])
 def test_submodules_passed_to_init_are_followed(tmp_path, regions):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE, regions=regions)}
+    found = static_located(tmp_path, PACKAGE, regions=regions)
     assert found == EXPECTED, found  # and no BRK101 at `if stats["max"] > 10` (ops.py:56): run eagerly
 
 

@@ -23,6 +23,7 @@ from tests.conftest import (
     rule_lines,
     run_findings,
     static_findings,
+    static_located,
     write_files,
 )
 from breakscan.static.checks.call_sites import module_numbers
@@ -365,7 +366,7 @@ PACKAGE_BREAKS = [("BRK101", "layers.py", 15), ("BRK264", "layers.py", 26), ("BR
 
 
 def test_a_package_with_a_compiled_train_step(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    found = static_located(tmp_path, PACKAGE)
     assert set(PACKAGE_BREAKS) <= found, found
 
 

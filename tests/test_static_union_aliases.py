@@ -9,14 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import (
-    assert_dynamo_confirms,
-    break_statuses,
-    requires_torch,
-    run_findings,
-    static_findings,
-    write_files,
-)
+from tests.conftest import assert_package_confirms, requires_torch, static_located
 
 PACKAGE = {
     "imgkit/__init__.py": "",
@@ -53,7 +46,7 @@ print(scale(torch.randn(4, 4)).shape, pick(torch.randn(4, 4)).shape)
 
 
 def test_a_union_alias_with_a_tensor_member_makes_a_tensor(tmp_path):
-    found = {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, PACKAGE)}
+    found = static_located(tmp_path, PACKAGE)
     assert {("BRK101", "ops.py", 6), ("BRK106", "ops.py", 12)} <= found, found
 
 
@@ -61,6 +54,4 @@ def test_a_union_alias_with_a_tensor_member_makes_a_tensor(tmp_path):
 @pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_breaks_on_a_union_alias_parameter(tmp_path):
-    write_files(tmp_path, PACKAGE)
-    found = break_statuses(run_findings(tmp_path, "imgkit.run", module=True))
-    assert_dynamo_confirms(found, [("BRK101", "ops.py", 6), ("BRK106", "ops.py", 12)])
+    assert_package_confirms(tmp_path, PACKAGE, "imgkit.run", [("BRK101", "ops.py", 6), ("BRK106", "ops.py", 12)])

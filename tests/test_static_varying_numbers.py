@@ -8,7 +8,15 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import located, requires_torch, rule_lines, run_findings, static_findings, write_files
+from tests.conftest import (
+    located,
+    requires_torch,
+    rule_lines,
+    run_findings,
+    static_findings,
+    static_located,
+    write_files,
+)
 
 LOOP = '''
     import torch
@@ -66,7 +74,7 @@ ENGINE = {"engine.py": _STEP,
 
 def _by_file(tmp_path, files) -> set[tuple[str, str, int]]:
     """{(rule id, file name, line)} of the static findings of `files`."""
-    return {(f.rule_id, f.path.rsplit("/", 1)[-1], f.line) for f in static_findings(tmp_path, files)}
+    return static_located(tmp_path, files)
 
 
 def test_a_loop_counter_passed_from_the_importing_module(tmp_path):

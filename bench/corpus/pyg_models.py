@@ -763,8 +763,12 @@ def _gae(cls: str):
 
             def forward(self, x, edge_index):
                 h = self.conv(x, edge_index).relu()
-                return (self.conv_mu(h, edge_index), self.conv_logstd(h, edge_index)) if cls == "VGAE" else h
+                variational = cls in ("VGAE", "ARGVA")
+                return (self.conv_mu(h, edge_index), self.conv_logstd(h, edge_index)) if variational else h
 
+        if cls == "ARGVA":  # adversarially regularized: a discriminator on the latent codes
+            discriminator = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+            return models.ARGVA(Encoder(), discriminator), *_graph(device)
         return getattr(models, cls)(Encoder()), *_graph(device)
 
     return factory
@@ -863,26 +867,6 @@ def _message_norm(device):
                                            torch.randn(NODES, FEATURES, device=device)), {}
 
 
-def _argva(device):
-    """ARGVA (adversarially regularized variational graph auto-encoder) with a two-head GCN encoder."""
-    import torch
-    from torch_geometric.nn import GCNConv
-    from torch_geometric.nn.models import ARGVA
-
-    class Encoder(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.conv = GCNConv(FEATURES, 16)
-            self.conv_mu, self.conv_logstd = GCNConv(16, 8), GCNConv(16, 8)
-
-        def forward(self, x, edge_index):
-            h = self.conv(x, edge_index).relu()
-            return self.conv_mu(h, edge_index), self.conv_logstd(h, edge_index)
-
-    discriminator = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
-    return ARGVA(Encoder(), discriminator), *_graph(device)
-
-
 def _deep_sets(device):
     import torch
     from torch_geometric.nn.aggr import DeepSetsAggregation
@@ -921,7 +905,7 @@ CASES += [
     Case("torch_geometric", "WLConvContinuous", _conv("WLConvContinuous")),
     Case("torch_geometric", "MessageNorm", _message_norm),
     Case("torch_geometric", "DeepSetsAggregation", _deep_sets),
-    Case("torch_geometric", "ARGVA", _argva),
+    Case("torch_geometric", "ARGVA", _gae("ARGVA")),
     Case("torch_geometric", "PositionalEncoding", _positional_encoding),
     function_case("torch_geometric", "torch_geometric.utils.normalized_cut", _normalized_cut_input),
     function_case("torch_geometric", "torch_geometric.nn.max_pool_x", _pool_x_input),

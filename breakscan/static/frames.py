@@ -173,7 +173,7 @@ class SkippedFrames:
         if cls is None:
             return []
         _, _, subs = self.index.class_attr_kinds(cls.qualname)
-        found = [t for q in subs.get(attr, ()) if (t := self.finder.instance_call(q)) is not None]
+        found = [t for q in subs.get(attr, ()) if (t := self.index.instance_call(q)) is not None]
         return [r for mod, _, fn in found if (r := self._region(mod, fn)) is not None]
 
     def _wrapped_by(self, decorator: str) -> list[Region]:
@@ -480,7 +480,7 @@ class SkippedFrames:
         instances = region.function.local_classes
         for call in calls:
             if call.kind == "name" and call.name in instances:
-                target = self.finder.instance_call(region.module.qualify(instances[call.name]))
+                target = self.index.instance_call(region.module.qualify(instances[call.name]))
                 callee = self._region(target[0], target[2]) if target else None
                 callees = [callee] if callee else []
             else:

@@ -38,10 +38,11 @@ def _head(node: cst.Subscript) -> str:
     return (dotted_name(node.value) or "").rsplit(".", 1)[-1]
 
 
-def _members(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
-    """The members of a union annotation (`A | None`, `Optional[A]`, `Union[A, B]`), else [ann]."""
+def union_members(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """The members of a union annotation (`A | None`, `Optional[A]`, `Union[A, B]`), else [ann];
+    the members of a subscripted union are not unpacked further."""
     if isinstance(ann, cst.BinaryOperation) and isinstance(ann.operator, cst.BitOr):
-        return [*_members(ann.left), *_members(ann.right)]
+        return [*union_members(ann.left), *union_members(ann.right)]
     if isinstance(ann, cst.Subscript) and _head(ann) in ("Optional", "Union"):
         return [e.slice.value for e in ann.slice if isinstance(e.slice, cst.Index)]
     return [ann]
@@ -50,7 +51,7 @@ def _members(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
 def _type_var_of(ann: cst.BaseExpression, is_type_var: Callable[[str], bool]) -> tuple[str, bool] | None:
     """(TypeVar name, whether the parameter takes the class) when `ann` is `T`, `type[T]`, or
     either of them or None (`type[T] | None`); else None."""
-    found = [m for m in _members(ann) if not (isinstance(m, cst.Name) and m.value == "None")]
+    found = [m for m in union_members(ann) if not (isinstance(m, cst.Name) and m.value == "None")]
     if len(found) != 1:
         return None
     member = found[0]

@@ -497,12 +497,18 @@ class _Indexer:
                 for handler in getattr(stmt, "handlers", []):
                     self.statements(handler.body, cls)
 
+    def _unpartial(self, value: ast.AST | None) -> ast.AST | None:
+        """The function of `functools.partial(f, ...)` (what calling the partial runs); `value`
+        itself for anything else."""
+        if isinstance(value, ast.Call) and value.args \
+                and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial":
+            return value.args[0]
+        return value
+
     def _wraps_compile(self, value: ast.AST | None) -> bool:
         """Whether a module-level value is `torch.compile` itself or `functools.partial` of it:
         the name it binds compiles what it is applied to, as a decorator or a call."""
-        if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
-                and value.args:
-            value = value.args[0]
+        value = self._unpartial(value)
         name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
         return name is not None and self.info.qualify(name) == "torch.compile"
 
@@ -525,9 +531,7 @@ class _Indexer:
         if not value.values:
             return []  # `LOSSES = {}`: filled by item assignments or a decorator
         found: list[str] = []
-        for v in value.values:
-            if isinstance(v, ast.Call) and self.info.qualify(ast_dotted(v.func) or "") == "functools.partial" and v.args:
-                v = v.args[0]
+        for v in map(self._unpartial, value.values):
             name = ast_dotted(v) if isinstance(v, (ast.Name, ast.Attribute)) else None
             if name is None:
                 if isinstance(v, ast.Lambda):
@@ -751,21 +755,16 @@ class _Indexer:
             t, value = node.targets[0], node.value
             if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
                 continue
-            if isinstance(value, ast.Call) and self.info.qualify(ast_dotted(value.func) or "") == "functools.partial" \
-                    and value.args:
-                value = value.args[0]
-            if isinstance(value, ast.Subscript) and isinstance(value.value, (ast.Name, ast.Attribute)) \
-                    and (table := ast_dotted(value.value)) and not table.startswith("self."):
-                bound = f"reg:{self.info.qualify(table)}"  # `self.loss_fn = LOSSES[name]`: one of its functions
-                targets = cls.callable_attrs.setdefault(t.attr, [])
-                if bound not in targets:
-                    targets.append(bound)
-                continue
+            value = self._unpartial(value)
+            table = ast_dotted(value.value) if isinstance(value, ast.Subscript) \
+                and isinstance(value.value, (ast.Name, ast.Attribute)) else None
             name = ast_dotted(value) if isinstance(value, (ast.Name, ast.Attribute)) else None
-            if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
-                continue
             params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
-            if name in params:  # a setter: what its callers pass (`self.set_fn(helper)`)
+            if table and not table.startswith("self."):
+                bound = f"reg:{self.info.qualify(table)}"  # `self.loss_fn = LOSSES[name]`: one of its functions
+            elif not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
+                continue
+            elif name in params:  # a setter: what its callers pass (`self.set_fn(helper)`)
                 bound = f"arg:{method.name}:{params.index(name)}"
             else:
                 bound = name if name.startswith("self.") else self.info.qualify(name)
@@ -1143,16 +1142,9 @@ def _type_alias(info: ModuleInfo, value: ast.AST | None) -> str | None:
         return ast.unparse(value)
     if isinstance(value, (ast.Name, ast.Attribute)) and info.qualify(ast_dotted(value) or "") == "torch.Tensor":
         return ast.unparse(value)
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr):  # `np.ndarray | torch.Tensor`
-        members, stack = [], [value]
-        while stack:
-            node = stack.pop()
-            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-                stack += [node.left, node.right]
-            else:
-                members.append(node)
-        if any(_type_alias(info, m) is not None for m in members):
-            return ast.unparse(value)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.BitOr) and (  # `np.ndarray | torch.Tensor`
+            _type_alias(info, value.left) is not None or _type_alias(info, value.right) is not None):
+        return ast.unparse(value)
     return None
 
 
@@ -2243,6 +2235,18 @@ class ProjectIndex:
         if module is not None and name in module.registries:
             return held + [q for q in self._filled_entries().get(qualname, []) if q not in held]
         return held
+
+    def registry_functions(self, qualname: str) -> list[tuple[ModuleInfo, FunctionInfo]]:
+        """The project functions the registry `qualname` holds (`registry`), each a callee of
+        `LOSSES[key](...)`; its classes are left out (calling one builds an instance, it runs no
+        `forward`)."""
+        return [hit for q in self.registry(qualname) if (hit := self.lookup_function(q)) is not None]
+
+    def instance_call(self, cls_qualname: str) -> tuple[ModuleInfo, ClassInfo, FunctionInfo] | None:
+        """What calling an instance of the project class `cls_qualname` runs: its project
+        `__call__` (Dynamo traces it, measured on 2.13), else its `forward` (`nn.Module.__call__`
+        runs it)."""
+        return self.method(cls_qualname, "__call__") or self.method(cls_qualname, "forward")
 
     def is_registrar(self, qualname: str) -> bool:
         """Whether the qualified function `qualname` is a registrar (ModuleInfo.registrars): a

@@ -220,7 +220,7 @@ class RegionFinder:
             self.index.built_class(info.var_factory_calls[head]) if head in info.var_factory_calls else "")
         if cls_q:  # `model = Net(d)`, or `model = build(cfg)` with build returning a Net
             if attr in ("", "forward"):  # a module's `forward`; an instance of another class: its `__call__`
-                found = self.index.method(cls_q, "forward") or (self.instance_call(cls_q) if not attr else None)
+                found = self.index.method(cls_q, "forward") or (self.index.instance_call(cls_q) if not attr else None)
                 return [found] if found else []
             hit = self.index.lookup_class(cls_q)
             return self.resolve_call(info, hit[1], CallRef("self", attr)) if hit and "." not in attr else []
@@ -244,27 +244,19 @@ class RegionFinder:
         if mod is None:
             found = self.index.instance_method(qual)  # `model.embed(x)`, `model = Encoder()`
             return [found] if found else []
-        if meth in mod.registries and _depth < 5:  # `criterion = LOSSES[name]`, then `criterion(x, y)`
+        if meth in mod.registries:  # `criterion = LOSSES[name]`, then `criterion(x, y)`
             return self.registry_functions(qual)
         if meth in mod.compiled_aliases and _depth < 5:
             return self.resolve_target(mod, mod.compiled_aliases[meth], _depth + 1)
         cls_q = mod.module_vars.get(meth)  # `scorer = Scorer()` at module level, then `scorer(x)`
         if cls_q and self.index.lookup_class(cls_q):
-            found = self.instance_call(cls_q)
+            found = self.index.instance_call(cls_q)
             return [found] if found else []
         return []
 
     def registry_functions(self, qualname: str) -> list[Target]:
-        """The project functions the registry `qualname` holds (ProjectIndex.registry), each a
-        callee of `LOSSES[key](...)`; its classes are left out (calling one builds an instance,
-        it does not run `forward`)."""
-        return [(hit[0], None, hit[1]) for q in self.index.registry(qualname)
-                if (hit := self.index.lookup_function(q)) is not None]
-
-    def instance_call(self, cls_qualname: str) -> Target | None:
-        """What calling an instance of a project class runs: its project `__call__` (Dynamo
-        traces it, measured on 2.13), else its `forward` (`nn.Module.__call__` runs it)."""
-        return self.index.method(cls_qualname, "__call__") or self.index.method(cls_qualname, "forward")
+        """ProjectIndex.registry_functions of the registry `qualname`, as call targets."""
+        return [(mod, None, fn) for mod, fn in self.index.registry_functions(qualname)]
 
     def submodule_forwards(self, cls: ClassInfo) -> list[Target]:
         """The `forward`s of the project classes `cls` (or a base) builds in `__init__`."""
@@ -291,7 +283,7 @@ class RegionFinder:
             if found:
                 return [found]
             _, _, subs = self.index.class_attr_kinds((dispatch or cls).qualname)
-            called = [f for f in (self.instance_call(q) for q in subs.get(call.name, ())) if f]
+            called = [f for f in (self.index.instance_call(q) for q in subs.get(call.name, ())) if f]
             return called or self._bound_callables(module, cls, dispatch, call.name)
         if call.kind == "super":
             for base in cls.bases:

@@ -15,7 +15,7 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
-from breakscan.static.generics import generic_return
+from breakscan.static.generics import generic_return, union_members
 from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, bound_classes
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
@@ -146,18 +146,16 @@ def _number_or_tensor_annotation(param: cst.Param) -> bool:
     ann = param.annotation.annotation if param.annotation is not None else None
     if not isinstance(ann, (cst.BinaryOperation, cst.Subscript)):
         return False  # one name (`torch.Tensor`) is no union: most annotations stop here
-    members: list[cst.BaseExpression] = []
-    stack = [ann]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-            stack += [node.left, node.right]
-        elif isinstance(node, cst.Subscript) and (dotted_name(node.value) or "").rsplit(".", 1)[-1] in ("Union", "Optional"):
-            stack += [e.slice.value for e in node.slice if isinstance(e.slice, cst.Index)]
-        else:
-            members.append(node)
-    names = {(dotted_name(m) or "").rsplit(".", 1)[-1] for m in members}
+    names = {(dotted_name(m) or "").rsplit(".", 1)[-1] for m in _union_leaves(ann)}
     return "Tensor" in names and bool(names & {"int", "float", "bool"})
+
+
+def _union_leaves(ann: cst.BaseExpression) -> list[cst.BaseExpression]:
+    """generics.union_members of `ann`, unpacked through nested unions (`Optional[Union[int, Tensor]]`)."""
+    members = union_members(ann)
+    if len(members) == 1 and members[0] is ann:
+        return members
+    return [leaf for member in members for leaf in _union_leaves(member)]
 
 
 def _number_arithmetic(expr: cst.BaseExpression) -> bool:
@@ -1624,7 +1622,7 @@ class CallSiteInference(CheckBase):
             return False
         _, _, subs = self.index.class_attr_kinds(cls.qualname)
         for qualname in subs.get(attr, ()):
-            found = self.index.method(qualname, "__call__") or self.index.method(qualname, "forward")
+            found = self.index.instance_call(qualname)
             if found is not None and (str(found[0].path), found[2].qualname) == target[:2]:
                 return True
         return False
@@ -1655,7 +1653,7 @@ class CallSiteInference(CheckBase):
         `self.sub.m(x)` / `layer.m(x)` (`loops`: loop variables over `self.<attr>`, FunctionInfo.loop_attrs)
         through the submodules `__init__` builds (RegionFinder.submodule_methods),
         `model.m(x)` on a module-level instance (ProjectIndex.instance_method), or `model(x)` on
-        an instance (`model = Net()`) for its `__call__` or `forward` (RegionFinder.instance_call),
+        an instance (`model = Net()`) for its `__call__` or `forward` (ProjectIndex.instance_call),
         or `sched.m(x)` on a local instance (`instances`: FunctionInfo.local_classes)."""
         func = call.func
         if isinstance(func, cst.Subscript):  # `LOSSES[key](...)` (ModuleInfo.registries)
@@ -1667,7 +1665,7 @@ class CallSiteInference(CheckBase):
         if isinstance(func, cst.Name) and target[1].rsplit(".", 1)[-1] in ("__call__", "forward"):
             built = self.info.module_vars.get(func.value) or self.info.var_classes.get(func.value)
             if built and self.index.lookup_class(built):  # `clamp(x)`, `clamp = Clamp(0.5)`: its `__call__`
-                found = self.index.method(built, "__call__") or self.index.method(built, "forward")
+                found = self.index.instance_call(built)
                 return found is not None and (str(found[0].path), found[2].qualname) == target[:2]
         if cls is not None and isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name) \
                 and func.value.value == "self" and last != target[1].rsplit(".", 1)[-1]:
@@ -1701,11 +1699,8 @@ class CallSiteInference(CheckBase):
 
     def _in_registry(self, qualname: str, target: RegionKey) -> bool:
         """Whether the registry `qualname` (ProjectIndex.registry) holds the function `target`."""
-        for name in self.index.registry(qualname):
-            hit = self.index.lookup_function(name)
-            if hit is not None and (str(hit[0].path), hit[1].qualname, hit[1].occurrence) == target:
-                return True
-        return False
+        return any((str(mod.path), fn.qualname, fn.occurrence) == target
+                   for mod, fn in self.index.registry_functions(qualname))
 
     def _class_at(self, path: str, name: str) -> ClassInfo | None:
         """The class `name` defined in the scanned file `path`, if any."""
