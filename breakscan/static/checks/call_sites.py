@@ -506,6 +506,7 @@ class RootCalls(cst.CSTVisitor):
             self.escaped.add(self.names[node.value])
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
+        self._allowed.add(id(node.attr))  # `sched.step` reads an attribute, not the name `step`
         if self.instances and isinstance(node.value, cst.Name) and node.value.value in self.names \
                 and node.attr.value not in ("forward", "__call__", self.method):
             self._allowed.add(id(node.value))
@@ -1208,6 +1209,17 @@ class CallSiteInference(CheckBase):
                 joined = self._join_sites(node, qualname, set(), found, method=True)
                 self._root_kinds[qualname] = _values_not_objects(node, joined, found)
             return self._root_kinds[qualname]
+        if cls_name in self.info.classes and node is not None and self.module_tree is not None \
+                and (aliases := self._bound_method_aliases(self.info.classes[cls_name].qualname, meth)):
+            # `step = torch.compile(sched.step)` with `sched = Sched()`: its calls are `step(...)`
+            finder = RootCalls(dict.fromkeys(aliases, qualname))
+            walk(self.module_tree, finder)
+            found = self._root_sites(node, finder.sites.get(qualname, [])) \
+                if qualname not in finder.escaped else None
+            if found:
+                joined = self._join_sites(node, qualname, set(), found, method=True)
+                self._root_kinds[qualname] = _values_not_objects(node, joined, found)
+            return self._root_kinds[qualname]
         if "." in qualname:
             finder = self._nested_root_calls(qualname, node) if node is not None else None
         else:
@@ -1309,6 +1321,14 @@ class CallSiteInference(CheckBase):
         `cls_qualname`, as ProjectIndex.instances_bound counts it."""
         hit = self.index.lookup_class(built) if built else None
         return hit is not None and hit[1].qualname == cls_qualname
+
+    def _bound_method_aliases(self, cls_qualname: str, method: str) -> list[str]:
+        """Module-level names of this module compiled from `method` of an instance of the class
+        `cls_qualname` that the module binds (`step = torch.compile(sched.step)`, `sched =
+        Sched()`): calling one runs the method with the instance as `self`."""
+        instances = self._instance_names(self.info, cls_qualname)
+        return [alias for alias, target in self.info.compiled_aliases.items()
+                if target.rpartition(".")[2] == method and target.rpartition(".")[0] in instances]
 
     def _instance_names(self, info: ModuleInfo, cls_qualname: str) -> dict[str, str]:
         """Names module `info` binds to an instance of the class `cls_qualname` (`model =
