@@ -673,3 +673,254 @@ CASES += [
         "diffusers.models.embeddings.GaussianFourierProjection", _timesteps_input, embedding_size=16, scale=16.0)),
     _sched_call("DDPMScheduler", "scheduling_ddpm", "get_velocity", _noise_args, num_train_timesteps=100),
 ]
+
+
+def _hunyuan_video(device):
+    import torch
+    from diffusers import HunyuanVideoTransformer3DModel
+
+    model = HunyuanVideoTransformer3DModel(in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=10,
+                                           num_layers=1, num_single_layers=1, num_refiner_layers=1, patch_size=1,
+                                           patch_size_t=1, guidance_embeds=True, text_embed_dim=16,
+                                           pooled_projection_dim=8, rope_axes_dim=(2, 4, 4))
+    return model, (torch.randn(1, 4, 1, 8, 8, device=device), torch.tensor([10.0], device=device),
+                   torch.randn(1, 6, 16, device=device), torch.ones(1, 6, device=device),
+                   torch.randn(1, 8, device=device)), {"guidance": torch.tensor([6000.0], device=device)}
+
+
+def _lumina2(device):
+    import torch
+    from diffusers import Lumina2Transformer2DModel
+
+    model = Lumina2Transformer2DModel(sample_size=16, patch_size=2, in_channels=4, hidden_size=24, num_layers=1,
+                                      num_refiner_layers=1, num_attention_heads=3, num_kv_heads=1, multiple_of=2,
+                                      axes_dim_rope=(4, 2, 2), axes_lens=(128, 128, 128), cap_feat_dim=32)
+    return model, (torch.randn(1, 4, 16, 16, device=device), torch.rand(1, device=device),
+                   torch.randn(1, 8, 32, device=device), torch.ones(1, 8, dtype=torch.bool, device=device)), {}
+
+
+def _mochi(device):
+    import torch
+    from diffusers import MochiTransformer3DModel
+
+    model = MochiTransformer3DModel(patch_size=2, num_attention_heads=2, attention_head_dim=8, num_layers=1,
+                                    pooled_projection_dim=16, in_channels=4, text_embed_dim=16, time_embed_dim=4,
+                                    max_sequence_length=16)
+    return model, (torch.randn(1, 4, 2, 8, 8, device=device), torch.randn(1, 8, 16, device=device),
+                   torch.tensor([10], device=device), torch.ones(1, 8, dtype=torch.bool, device=device)), {}
+
+
+def _hidream(device):
+    """HiDream-I1: dual-stream and single-stream blocks with mixture-of-experts feed-forwards."""
+    import torch
+    from diffusers import HiDreamImageTransformer2DModel
+
+    model = HiDreamImageTransformer2DModel(patch_size=2, in_channels=4, out_channels=4, num_layers=1,
+                                           num_single_layers=1, attention_head_dim=8, num_attention_heads=4,
+                                           caption_channels=[8, 4], text_emb_dim=8, num_routed_experts=2,
+                                           num_activated_experts=2, axes_dims_rope=(4, 2, 2), max_resolution=(32, 32),
+                                           llama_layers=(0, 1), force_inference_output=True)
+    return model, (torch.randn(1, 4, 16, 16, device=device),), {
+        "timesteps": torch.tensor([10], device=device), "encoder_hidden_states_t5": torch.randn(1, 8, 8, device=device),
+        "encoder_hidden_states_llama3": torch.randn(2, 1, 8, 4, device=device),
+        "pooled_embeds": torch.randn(1, 8, device=device)}
+
+
+def _cogview3plus(device):
+    import torch
+    from diffusers import CogView3PlusTransformer2DModel
+
+    model = CogView3PlusTransformer2DModel(patch_size=2, in_channels=4, num_layers=1, attention_head_dim=4,
+                                           num_attention_heads=2, out_channels=4, text_embed_dim=8, time_embed_dim=8,
+                                           condition_dim=2, pos_embed_max_size=8, sample_size=8)
+    size = torch.tensor([[64, 64]], device=device)
+    return model, (torch.randn(1, 4, 8, 8, device=device), torch.randn(1, 8, 8, device=device),
+                   torch.tensor([10], device=device), size, size, torch.zeros(1, 2, device=device)), {}
+
+
+def _cosmos(device):
+    import torch
+    from diffusers import CosmosTransformer3DModel
+
+    model = CosmosTransformer3DModel(in_channels=4, out_channels=4, num_attention_heads=2, attention_head_dim=12,
+                                     num_layers=1, mlp_ratio=2, text_embed_dim=16, adaln_lora_dim=4,
+                                     max_size=(4, 32, 32), patch_size=(1, 2, 2), concat_padding_mask=False)
+    return model, (torch.randn(1, 4, 1, 16, 16, device=device), torch.tensor([10], device=device),
+                   torch.randn(1, 8, 16, device=device)), {"attention_mask": torch.ones(1, 8, device=device), "fps": 30}
+
+
+def _flux2(device):
+    import torch
+    from diffusers import Flux2Transformer2DModel
+
+    model = Flux2Transformer2DModel(patch_size=1, in_channels=4, num_layers=1, num_single_layers=1,
+                                    attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32,
+                                    axes_dims_rope=[4, 4, 4, 4])
+    image_ids = torch.cartesian_prod(torch.arange(1), torch.arange(4), torch.arange(4), torch.arange(1))
+    text_ids = torch.cartesian_prod(torch.arange(1), torch.arange(1), torch.arange(1), torch.arange(8))
+    return model, (torch.randn(1, 16, 4, device=device), torch.randn(1, 8, 32, device=device)), {
+        "timestep": torch.tensor([1.0], device=device), "img_ids": image_ids[None].to(device),
+        "txt_ids": text_ids[None].to(device), "guidance": torch.tensor([4.0], device=device)}
+
+
+def _stable_audio_dit(device):
+    """StableAudioDiTModel on a latent waveform, with the pipeline's 1-D rotary embedding."""
+    import torch
+    from diffusers import StableAudioDiTModel
+    from diffusers.models.embeddings import get_1d_rotary_pos_embed
+
+    model = StableAudioDiTModel(sample_size=8, in_channels=4, num_layers=1, attention_head_dim=8,
+                                num_attention_heads=2, num_key_value_attention_heads=1, out_channels=4,
+                                cross_attention_dim=8, time_proj_dim=8, global_states_input_dim=16,
+                                cross_attention_input_dim=8)
+    rotary = get_1d_rotary_pos_embed(4, 8 + 1, use_real=True, repeat_interleave_real=False)
+    return model, (torch.randn(1, 4, 8, device=device), torch.tensor([10.0], device=device)), {
+        "encoder_hidden_states": torch.randn(1, 5, 8, device=device),
+        "global_hidden_states": torch.randn(1, 1, 16, device=device),
+        "rotary_embedding": tuple(r.to(device) for r in rotary)}
+
+
+def _hunyuan_video_vae(device):
+    import torch
+    from diffusers import AutoencoderKLHunyuanVideo
+
+    model = AutoencoderKLHunyuanVideo(in_channels=3, out_channels=3, latent_channels=4,
+                                      down_block_types=("HunyuanVideoDownBlock3D",) * 4,
+                                      up_block_types=("HunyuanVideoUpBlock3D",) * 4, block_out_channels=(8, 8, 8, 8),
+                                      layers_per_block=1, norm_num_groups=4, spatial_compression_ratio=8,
+                                      temporal_compression_ratio=4)
+    return model, (torch.randn(1, 3, 5, 16, 16, device=device),), {}
+
+
+def _mochi_vae(device):
+    import torch
+    from diffusers import AutoencoderKLMochi
+
+    model = AutoencoderKLMochi(in_channels=15, out_channels=3, latent_channels=4,
+                               encoder_block_out_channels=(32, 32, 32, 32),
+                               decoder_block_out_channels=(32, 32, 32, 32), layers_per_block=(1, 1, 1, 1, 1))
+    return model, (torch.randn(1, 3, 7, 16, 16, device=device),), {}
+
+
+def _consistency_vae(device):
+    """ConsistencyDecoderVAE: a KL encoder and a UNet consistency decoder sampled in ``decode``."""
+    import torch
+    from diffusers import ConsistencyDecoderVAE
+
+    model = ConsistencyDecoderVAE(encoder_block_out_channels=[8, 16], encoder_in_channels=3, encoder_out_channels=4,
+                                  encoder_down_block_types=["DownEncoderBlock2D"] * 2, decoder_add_attention=False,
+                                  decoder_block_out_channels=[8, 16],
+                                  decoder_down_block_types=["ResnetDownsampleBlock2D"] * 2,
+                                  decoder_downsample_padding=1, decoder_in_channels=7, decoder_layers_per_block=1,
+                                  decoder_norm_eps=1e-05, decoder_norm_num_groups=4, encoder_norm_num_groups=4,
+                                  decoder_num_train_timesteps=1024, decoder_out_channels=6,
+                                  decoder_resnet_time_scale_shift="scale_shift",
+                                  decoder_time_embedding_type="learned",
+                                  decoder_up_block_types=["ResnetUpsampleBlock2D"] * 2, scaling_factor=1,
+                                  latent_channels=4)
+    return model, (torch.randn(1, 3, 32, 32, device=device),), {}
+
+
+def _flux_controlnet(device):
+    import torch
+    from diffusers import FluxControlNetModel
+
+    model = FluxControlNetModel(patch_size=1, in_channels=4, num_layers=1, num_single_layers=1,
+                                attention_head_dim=16, num_attention_heads=2, joint_attention_dim=32,
+                                pooled_projection_dim=16, axes_dims_rope=[4, 4, 8])
+    return model, (torch.randn(1, 16, 4, device=device), torch.randn(1, 16, 4, device=device)), {
+        "encoder_hidden_states": torch.randn(1, 4, 32, device=device),
+        "pooled_projections": torch.randn(1, 16, device=device), "timestep": torch.tensor([1.0], device=device),
+        "img_ids": torch.zeros(16, 3, device=device), "txt_ids": torch.zeros(4, 3, device=device)}
+
+
+def _sparse_controlnet(device):
+    """SparseCtrl (AnimateDiff): a motion ControlNet on a batch of frames, conditioned on sparse frames."""
+    import torch
+    from diffusers import SparseControlNetModel
+
+    model = SparseControlNetModel(in_channels=4, conditioning_channels=3, block_out_channels=(8, 16),
+                                  down_block_types=("CrossAttnDownBlockMotion", "DownBlockMotion"),
+                                  layers_per_block=1, norm_num_groups=4, cross_attention_dim=8,
+                                  attention_head_dim=4, conditioning_embedding_out_channels=(8, 8),
+                                  motion_max_seq_length=8, motion_num_attention_heads=2,
+                                  use_simplified_condition_embedding=False)
+    frames = 2
+    return model, (torch.randn(1, 4, frames, 8, 8, device=device), torch.tensor([10], device=device),
+                   torch.randn(frames, 4, 8, device=device), torch.randn(1, 3, frames, 16, 16, device=device)), {
+        "conditioning_mask": torch.ones(1, 1, frames, 16, 16, device=device)}
+
+
+def _set_timesteps_args(scheduler, device):
+    return (10,), {"device": device}
+
+
+def _wuerstchen_step(scheduler, device):
+    import torch
+
+    sample = torch.randn(1, 4, 8, 8, device=device)
+    return (torch.randn_like(sample), scheduler.timesteps[:1], sample), {"return_dict": False}
+
+
+def _score_sde_correct(device):
+    """ScoreSdeVeScheduler.step_correct: the Langevin corrector of the score-SDE predictor-corrector loop."""
+    import torch
+    from diffusers import ScoreSdeVeScheduler
+
+    scheduler = ScoreSdeVeScheduler(num_train_timesteps=100)
+    scheduler.set_timesteps(10)
+    scheduler.set_sigmas(10)
+    sample = torch.randn(1, 4, 8, 8, device=device)
+    return scheduler.step_correct, (torch.randn_like(sample), sample), {"return_dict": False}
+
+
+def _boxes_input(device):
+    import torch
+
+    xy = torch.rand(1, 3, 2, device=device) * 0.5
+    return (8, torch.cat([xy, xy + 0.25], dim=-1)), {}
+
+
+def _rope_3d_input(device):
+    return (16, ((0, 0), (4, 4)), (4, 4), 2), {"device": device}
+
+
+def _cogvideox_patch_embed(device):
+    import torch
+    from diffusers.models.embeddings import CogVideoXPatchEmbed
+
+    embed = CogVideoXPatchEmbed(patch_size=2, in_channels=4, embed_dim=16, text_embed_dim=8, sample_width=8,
+                                sample_height=8, sample_frames=5, temporal_compression_ratio=4,
+                                max_text_seq_length=4)
+    return embed, (torch.randn(1, 4, 8, device=device), torch.randn(1, 2, 4, 8, 8, device=device)), {}
+
+
+# Sixteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("diffusers", "HunyuanVideoTransformer3DModel", _hunyuan_video),
+    Case("diffusers", "Lumina2Transformer2DModel", _lumina2),
+    Case("diffusers", "MochiTransformer3DModel", _mochi),
+    Case("diffusers", "HiDreamImageTransformer2DModel", _hidream),
+    Case("diffusers", "CogView3PlusTransformer2DModel", _cogview3plus),
+    Case("diffusers", "CosmosTransformer3DModel", _cosmos),
+    Case("diffusers", "Flux2Transformer2DModel", _flux2),
+    Case("diffusers", "StableAudioDiTModel", _stable_audio_dit),
+    Case("diffusers", "AutoencoderKLHunyuanVideo", _hunyuan_video_vae),
+    Case("diffusers", "AutoencoderKLMochi", _mochi_vae),
+    Case("diffusers", "ConsistencyDecoderVAE", _consistency_vae),
+    Case("diffusers", "FluxControlNetModel", _flux_controlnet),
+    Case("diffusers", "SparseControlNetModel", _sparse_controlnet),
+    _sched_call("FlowMatchEulerDiscreteScheduler", "scheduling_flow_match_euler_discrete", "set_timesteps",
+                _set_timesteps_args),
+    _sched_call("DPMSolverMultistepScheduler", "scheduling_dpmsolver_multistep", "set_timesteps", _set_timesteps_args,
+                num_train_timesteps=100),
+    _sched_call("DDPMWuerstchenScheduler", "scheduling_ddpm_wuerstchen", "step", _wuerstchen_step),
+    Case("diffusers", "ScoreSdeVeScheduler.step_correct", _score_sde_correct,
+         target="diffusers.schedulers.scheduling_sde_ve.ScoreSdeVeScheduler.step_correct", modes=("call",)),
+    function_case("diffusers", "diffusers.models.embeddings.get_fourier_embeds_from_boundingbox", _boxes_input),
+    function_case("diffusers", "diffusers.models.embeddings.get_3d_rotary_pos_embed", _rope_3d_input),
+    Case("diffusers", "embeddings.CogVideoXPatchEmbed", _cogvideox_patch_embed),
+    Case("diffusers", "embeddings.PixArtAlphaTextProjection", _block(
+        "diffusers.models.embeddings.PixArtAlphaTextProjection", _tensors((1, 6, 16)), in_features=16,
+        hidden_size=32)),
+]

@@ -602,3 +602,56 @@ CASES += [
     _transform_call("transforms.NormalizeIntensity", "NormalizeIntensity", _channel_first_image, nonzero=True),
     function_case("monai", "monai.transforms.rescale_array", _rescale_inputs),
 ]
+
+
+def _dints(device):
+    """DiNTS deployed from a searched architecture code (all paths on, a mix of skip and 3x3 cells), 2-D."""
+    import numpy as np
+    import torch
+    from monai.networks.nets import DiNTS, TopologyInstance
+
+    arch_code = [np.ones((2, 4)), np.array([[1, 0, 1, 1], [1, 1, 0, 1]])]
+    space = TopologyInstance(arch_code=arch_code, channel_mul=0.25, num_blocks=2, num_depths=2, spatial_dims=2,
+                             device=device)
+    model = DiNTS(dints_space=space, in_channels=1, num_classes=2, spatial_dims=2)
+    return model, (torch.randn(1, 1, 32, 32, device=device),), {}
+
+
+def _navit(device):
+    """NaViT on two packed sequences of variable-size 2-D images (Patch n' Pack)."""
+    import torch
+    from monai.networks.nets import NaViT
+
+    model = NaViT(image_size=32, patch_size=8, num_classes=2, hidden_size=16, mlp_dim=32, num_layers=1, num_heads=2,
+                  spatial_dims=2)
+    images = [[torch.randn(1, 32, 32, device=device), torch.randn(1, 16, 24, device=device)],
+              [torch.randn(1, 24, 16, device=device)]]
+    return model, (images,), {}
+
+
+# Sixteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("monai", "DiNTS", _dints),
+    Case("monai", "NaViT", _navit),
+    Case("monai", "SEResNeXt50", _net("SEResNeXt50", spatial_dims=2, in_channels=1, num_classes=2, layers=(1, 1, 1, 1),
+                                      inplanes=16, groups=4, reduction=4)),
+    Case("monai", "DiffusionLoss", _ddf_loss("DiffusionLoss")),
+    Case("monai", "DiceFocalLoss_sigmoid", _probabilities("DiceFocalLoss", sigmoid=True)),
+    Case("monai", "SSIMLoss_uniform", _pair("SSIMLoss", spatial_dims=2, kernel_type="uniform", win_size=5)),
+    _method_case("metrics.RMSEMetric", "monai.metrics.RMSEMetric", "_compute_metric", _images),
+    _method_case("metrics.LabelQualityScore", "monai.metrics.LabelQualityScore", "__call__", _images,
+                 include_background=True, scalar_reduction="mean"),
+    _transform_call("transforms.Resize", "Resize", _channel_first_image, spatial_size=(24, 24), mode="bilinear"),
+    _transform_call("transforms.ScaleIntensityRangePercentiles", "ScaleIntensityRangePercentiles",
+                    _channel_first_image, lower=5, upper=95, b_min=0.0, b_max=1.0, clip=True),
+    _transform_call("transforms.ThresholdIntensity", "ThresholdIntensity", _channel_first_image, threshold=0.5,
+                    above=False, cval=0.0),
+    _transform_call("transforms.Activations", "Activations", _channel_first_image, sigmoid=True),
+    _transform_call("transforms.SobelGradients", "SobelGradients", _channel_first_image, kernel_size=3),
+    _transform_call("transforms.CenterSpatialCrop", "CenterSpatialCrop", _channel_first_image, roi_size=(8, 8)),
+    _transform_call("transforms.HistogramNormalize", "HistogramNormalize", _channel_first_image, num_bins=32, min=0,
+                    max=1),
+    _transform_call("transforms.GibbsNoise", "GibbsNoise", _channel_first_image, alpha=0.5),
+    _transform_call("transforms.SavitzkyGolaySmooth", "SavitzkyGolaySmooth", _channel_first_image, window_length=5,
+                    order=2),
+]
