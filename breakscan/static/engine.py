@@ -558,10 +558,10 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
     if not visitor.hits:
         return errors
     locator = Locator(item.module, item.source)
-    spans = locator.spans([(h.node, h.function, _extent(h.region)) for h in visitor.hits])
+    spans = locator.spans([(h.node, h.function, h.extent or _extent(h.region)) for h in visitor.hits])
     guarded = [h for h in visitor.hits if h.guard is not None]
     guard_spans = ({id(h): span for h, span in zip(guarded, locator.spans(
-        [(h.guard, h.function, _extent(h.region)) for h in guarded]))} if guarded else {})
+        [(h.guard, h.function, h.extent or _extent(h.region)) for h in guarded]))} if guarded else {})
     lines = source_lines(item.source)
     findings: list[Finding] = []
     seen: set[tuple[str, int]] = set()

@@ -748,12 +748,26 @@ class _Indexer:
         method (`__init__`, a setter): calling `self.x(...)` later runs that function, which Dynamo
         inlines like any call (measured on 2.13). A parameter of the method is recorded as
         "arg:<method>:<position>" (the class's own calls `self.<method>(f)` say what it is).
-        Lambdas are not followed (no def to check)."""
+        A lambda (`self.up = lambda t: upsample(t, k)`, or a default: `act or (lambda t: ...)`)
+        runs the functions its body calls: those are recorded (its own body is checked where
+        `self.up(...)` is called, RegionVisitor.leave_Call)."""
         for node in walk_nodes(method):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
                 continue
             t, value = node.targets[0], node.value
             if not (isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                continue
+            called = [c.func for lam in _stored_lambdas(value) for c in ast.walk(lam.body) if isinstance(c, ast.Call)]
+            if called:  # a lambda: what its body calls runs when `self.<attr>(...)` is called
+                targets = cls.callable_attrs.setdefault(t.attr, [])
+                for func in called:
+                    name = ast_dotted(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
+                    if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math") \
+                            or (name.count(".") and not name.startswith("self.")):
+                        continue  # a method of a value (`t.sum()`): not a project function by name
+                    bound = name if name.startswith("self.") else self.info.qualify(name)
+                    if bound not in targets:
+                        targets.append(bound)
                 continue
             value = self._unpartial(value)
             table = ast_dotted(value.value) if isinstance(value, ast.Subscript) \
@@ -1400,6 +1414,18 @@ def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
         if name:
             found[arg.arg] = name
     return found
+
+
+def _stored_lambdas(value: ast.expr) -> list[ast.Lambda]:
+    """The lambdas a value stored on `self` may be: itself, an operand of `or`/`and`, a branch
+    of a conditional expression (visitor._stored_lambdas, on the ast)."""
+    if isinstance(value, ast.Lambda):
+        return [value]
+    if isinstance(value, ast.BoolOp):
+        return [lam for v in value.values for lam in _stored_lambdas(v)]
+    if isinstance(value, ast.IfExp):
+        return _stored_lambdas(value.body) + _stored_lambdas(value.orelse)
+    return []
 
 
 def _annotated_name(annotation: ast.expr | None) -> str | None:

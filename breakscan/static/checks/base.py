@@ -40,6 +40,7 @@ class CheckBase(Binder):
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
     _pending_inits: list[tuple[cst.Call, int]]  # `super().__init__()` calls of a traced module __init__
     _breaks_at_def: int  # `_breaks` when the walk entered the current region function
+    _root_extent: tuple[int, int, int] | None  # lines of `_root`'s def when not the region function
     _rnn_sites: set[tuple[int, str, int]]  # BRK231 sites emitted: (node id, rule id, region id)
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
@@ -74,7 +75,8 @@ class CheckBase(Binder):
         under = self.branch_of() if not region.under else ""
         if under:  # in a nested def or lambda passed to torch.cond: reported as the branch's error
             region = dataclasses.replace(region, under=under)
-        self.hits.append(Hit(rule, node, region, self._root[1], self._guards.get(id(node))))
+        self.hits.append(Hit(rule, node, region, self._root[1], self._guards.get(id(node)),
+                             self._root_extent))
         if rule.kind.value == "graph-break":
             self._breaks += 1
 

@@ -20,6 +20,9 @@ class Hit:
     region: Region  # the region function being walked (the node lies inside it)
     function: cst.FunctionDef  # that function's libcst node
     guard: cst.BaseExpression | None = None  # the test the node runs behind (`a and <node>`, `<node> if a else b`)
+    # (first line, last line, indent) of `function` when it is not the region function: the
+    # method holding a lambda stored on `self` that the region calls (RegionVisitor.leave_Call)
+    extent: tuple[int, int, int] | None = None
 
 
 class RuleIndex:

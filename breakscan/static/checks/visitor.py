@@ -20,10 +20,10 @@ from breakscan.static.checks.mutation import MutationChecks
 from breakscan.static.checks.operators import OperatorChecks
 from breakscan.static.checks.rule_index import Hit, RuleIndex
 from breakscan.static.checks.sparse_flow import SparseFlowChecks
-from breakscan.static.index import ModuleInfo, ProjectIndex
+from breakscan.static.index import FunctionInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
-from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, TypeEnv
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
 from breakscan.static.walk import children, iter_nodes, walk
 
 # Tensor methods whose result requires grad only if the receiver does, given no tensor argument
@@ -44,6 +44,18 @@ class CheckError:
     root: object  # what check_function was walking (its region function)
     exc: Exception
     traceback: str
+
+
+def _stored_lambdas(value: cst.BaseExpression) -> list[cst.Lambda]:
+    """The lambdas a value stored on `self` may be: the value itself, an operand of `or`/`and`
+    (`act or (lambda t: ...)`), a branch of a conditional expression."""
+    if isinstance(value, cst.Lambda):
+        return [value]
+    if isinstance(value, cst.BooleanOperation):
+        return _stored_lambdas(value.left) + _stored_lambdas(value.right)
+    if isinstance(value, cst.IfExp):
+        return _stored_lambdas(value.body) + _stored_lambdas(value.orelse)
+    return []
 
 
 class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChecks, OperatorChecks,
@@ -85,6 +97,9 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._test_nodes: set[int] = set()
         self._conditional: set[int] = set()  # operands behind a dtype/device/training test
         self._root: tuple[Region, cst.FunctionDef] | None = None  # what `check_function` walks
+        self._root_extent: tuple[int, int, int] | None = None
+        self._bound_lambdas: dict[tuple[str, str], list[tuple[cst.Lambda, cst.FunctionDef, FunctionInfo]]] = {}
+        self._inlining: set[int] = set()  # lambdas being walked where they are called
         self._stores: set[int] = set()  # subscripts that are assignment targets
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
         self._scalar_params: list[set[str]] = []  # int/float parameters of compiled roots
@@ -216,6 +231,70 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
             self._params.pop()
             self._scalar_params.pop()
             self._str_params.pop()
+
+    # lambdas stored on `self` ------------------------------------------------------------------
+    def leave_Call(self, original_node: cst.Call) -> None:
+        """`self.act(h)` where a method of the region's class stores `self.act = lambda t: ...`
+        (also as a default: `act or (lambda t: ...)`, a branch of `... if ... else ...`): Dynamo
+        inlines the lambda at the call (measured on 2.13: `t.tolist()` in it breaks), so its body
+        is checked there, its parameters taking the kinds of the call's arguments, and findings
+        lie on the lambda's lines. Only a class of this module, and not when the call unpacks."""
+        func = original_node.func
+        if self.region is None or self.env is None or self.region.cls is None \
+                or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+                        and func.value.value == "self") or any(a.star for a in original_node.args):
+            return
+        cls_name = self.region.function.qualname.rpartition(".")[0]
+        for lam, holder, holder_info in self._lambdas_of(cls_name, func.attr.value):
+            if id(lam) not in self._inlining:
+                self._inline_lambda(original_node, lam, holder, holder_info)
+
+    def _lambdas_of(self, cls_name: str, attr: str) -> list[tuple[cst.Lambda, cst.FunctionDef, FunctionInfo]]:
+        """(lambda, the method storing it, that method's index entry) for `self.<attr> = ...` in
+        the methods of this module's class `cls_name` (module-local qualname)."""
+        key = (cls_name, attr)
+        if key not in self._bound_lambdas:
+            found = []
+            cls = self.info.classes.get(cls_name)
+            for (qualname, occurrence), method in (self.functions.items() if cls is not None else ()):
+                info = cls.methods.get(qualname.rpartition(".")[2]) if qualname.rpartition(".")[0] == cls_name else None
+                if info is None or info.occurrence != occurrence or not info.end_line:
+                    continue
+                for assign in iter_nodes(method.body, cst.Assign):
+                    if any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                           and t.target.value.value == "self" and t.target.attr.value == attr for t in assign.targets):
+                        found += [(lam, method, info) for lam in _stored_lambdas(assign.value)]
+            self._bound_lambdas[key] = found
+        return self._bound_lambdas[key]
+
+    def _inline_lambda(self, call: cst.Call, lam: cst.Lambda, holder: cst.FunctionDef, info: FunctionInfo) -> None:
+        """Walk `lam` as called by `call`, in a scope of the class whose parameters take the kinds
+        of the call's arguments (unknown when not passed), reporting on the lines of `holder`."""
+        assert self.env is not None and self.region is not None and self._root is not None
+        params = [p for p in all_params(lam)]
+        kinds = {p.name.value: T.UNKNOWN for p in params}
+        positional = [p.name.value for p in (*lam.params.posonly_params, *lam.params.params)]
+        for i, arg in enumerate(call.args):
+            name = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
+            if name in kinds:
+                kinds[name] = self.env.kind(arg.value)
+        env = self._class_env(self.region.cls)
+        env.names.update(kinds)
+        saved = (self.env, self._root, self._root_extent)
+        self._inlining.add(id(lam))
+        self._computed.append({})
+        self._fresh.append(set())
+        self._guessed.append(set())
+        try:
+            self.env, self._root = env, (self._root[0], holder)
+            self._root_extent = (info.line, info.end_line, info.indent)
+            walk(lam.body, self)
+        finally:
+            self.env, self._root, self._root_extent = saved
+            self._inlining.discard(id(lam))
+            self._computed.pop()
+            self._fresh.pop()
+            self._guessed.pop()
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         self._under.append(self._branch_nodes.get(id(node), ""))
