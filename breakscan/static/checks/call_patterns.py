@@ -148,6 +148,14 @@ class CallPatternChecks(CheckBase):
             args = _positional(node)
             self._repeat_interleave(node, repeats.value if repeats is not None else (args[0] if args else None))
             return
+        if meth == "as_subclass" and not any(a.star for a in node.args):
+            cls = _keyword(node, "cls")
+            args = _positional(node)
+            value = cls.value if cls is not None else (args[0] if len(args) == 1 else None)
+            name = dotted_name(value) if value is not None else None
+            if name is not None and not self._is_shadowed(name) and self.info.qualify(name) == "torch.Tensor":
+                self._emit_check("as-subclass-plain-tensor", node)  # GB0001
+                return
         if meth in GENERATOR_METHODS and self._is_generator_attr(func.value):
             self._emit_check("generator-in-region", node)  # GB7650
             return
@@ -450,7 +458,7 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "join-formatted-tensors",
                    "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
-                   "optimizer-step-break", "numpy-random-scalar"),
+                   "optimizer-step-break", "numpy-random-scalar", "as-subclass-plain-tensor"),
     "visit_ClassDef": ("class-in-region",),
 }
 
