@@ -278,6 +278,14 @@ def _is_private(name: str) -> bool:
 
 # Decorators that keep a private function a plain function whose calls are all visible here.
 _TRANSPARENT_DECORATORS = {"staticmethod", "classmethod"}
+# Decorators that change the grad or autocast mode around the call and pass the arguments through:
+# Dynamo traces the function with what its callers pass (measured on 2.13 and 2.15)
+GRAD_MODE_DECORATORS = frozenset({
+    "torch.no_grad", "torch.enable_grad", "torch.inference_mode", "torch.set_grad_enabled",
+    "torch.autograd.no_grad", "torch.autograd.enable_grad", "torch.autograd.grad_mode.no_grad",
+    "torch.autograd.grad_mode.enable_grad", "torch.autograd.grad_mode.inference_mode",
+    "torch.autocast", "torch.amp.autocast", "torch.cuda.amp.autocast", "torch.cpu.amp.autocast",
+})
 # Module classes whose instances iterate over their submodules (`for layer in self`)
 MODULE_CONTAINERS = frozenset({"torch.nn.Sequential", "torch.nn.ModuleList",
                                "torch.nn.modules.container.Sequential", "torch.nn.modules.container.ModuleList"})
@@ -1007,7 +1015,7 @@ class CallSiteInference(CheckBase):
             return None
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
-        if not (any_decorator or decorators <= _TRANSPARENT_DECORATORS):
+        if not (any_decorator or self._transparent(decorators)):
             return None
         key = (qualname, tuple(args), any_decorator)
         if key in self._context_returns:
@@ -1546,7 +1554,7 @@ class CallSiteInference(CheckBase):
             return {}
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
-        if not decorators <= _TRANSPARENT_DECORATORS:
+        if not self._transparent(decorators):
             return {}
         name = node.name.value
         sites = self._call_sites()
@@ -1560,6 +1568,13 @@ class CallSiteInference(CheckBase):
                 return {}
             found.append((call, args))
         return self._join_sites(node, qualname, decorators, found)
+
+    def _transparent(self, decorators: set[str | None]) -> bool:
+        """Whether a def with these decorators (dotted, as written) is called with its callers'
+        arguments: none, `staticmethod`/`classmethod`, or a grad or autocast mode
+        (GRAD_MODE_DECORATORS: `@torch.no_grad()`)."""
+        return all(d in _TRANSPARENT_DECORATORS or (d is not None and self.info.qualify(d) in GRAD_MODE_DECORATORS)
+                   for d in decorators)
 
     def _join_sites(self, node: cst.FunctionDef, qualname: str, decorators: set[str | None],
                     sites: list[tuple[cst.Call, list[tuple[str | None, T]]]],
@@ -1764,7 +1779,7 @@ class CallSiteInference(CheckBase):
         decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
                       for d in node.decorators}
         decorators = {d for d in decorators if not (d and self.index.is_registrar(self.info.qualify(d)))}
-        if not decorators <= _TRANSPARENT_DECORATORS:
+        if not self._transparent(decorators):
             return {}
         target = (str(self.info.path), qualname, 0)
         callers = peers.callers.get(target)
