@@ -808,8 +808,8 @@ class _Indexer:
             return
         if isinstance(value, ast.Call):
             head = self.info.qualify(ast_dotted(_converted_call(value).func) or "")
-            if head in TORCH_FACTORIES or head.endswith((".Parameter", ".Buffer")):
-                cls.tensor_attrs.add(attr)
+            if head in TORCH_FACTORIES or head in TORCH_TENSOR_OPS or head.endswith((".Parameter", ".Buffer")):
+                cls.tensor_attrs.add(attr)  # `torch.sqrt(alphas)` too: a tensor, not a submodule
                 if head.endswith(".Buffer"):
                     cls.buffer_attrs.add(attr)
                 return
