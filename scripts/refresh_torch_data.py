@@ -248,6 +248,12 @@ def optimizer_disabled_methods() -> dict:
     return {"calls": [], "tensor_methods": [], "methods": sorted(methods), "step_breaks": step_breaks}
 
 
+def tensor_method_names() -> list[str]:
+    """The public attribute names of `torch.Tensor` (methods and properties): a method a value
+    the inference takes for a tensor does not have is a subclass's own (`MetaTensor.peek_pending_rank`)."""
+    return sorted(name for name in dir(torch.Tensor) if not name.startswith("__"))
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
@@ -261,6 +267,7 @@ def torch_ops() -> dict:
         "generated_by": "scripts/refresh_torch_data.py",
         "tags": tags,
         "python_value_returns": python_value_returns(),
+        "tensor_method_names": tensor_method_names(),
     }
 
 

@@ -13,7 +13,7 @@ import libcst as cst
 
 from breakscan.static.index import TENSOR_ANNOTATIONS, TORCH_FACTORIES, ModuleInfo
 from breakscan.static.syntax import dotted_name
-from breakscan.static.torch_data import python_value_returns
+from breakscan.static.torch_data import python_value_returns, tensor_method_names
 from breakscan.static.walk import children
 
 
@@ -672,6 +672,8 @@ class TypeEnv:
             if recv_kind is T.UNKNOWN and meth in MASK_METHODS and _elementwise_comparison(func.value):
                 recv_kind = T.BOOL_TENSOR  # `(a < b).sum()`: a Python bool has no such method
             if recv_kind in TENSORISH:
+                if (names := tensor_method_names()) and meth not in names:
+                    return T.UNKNOWN  # a subclass's own method (`img.peek_pending_rank()`): not a tensor op
                 if meth in SHAPE_METHODS:
                     return T.SHAPE
                 if meth in NON_TENSOR_METHODS:

@@ -28,6 +28,14 @@ def python_value_returns() -> frozenset[str]:
 
 
 @cache
+def tensor_method_names() -> frozenset[str]:
+    """The attribute names `torch.Tensor` has (methods, properties; no dunders), from
+    `rules/data/torch-ops.json` (scripts/refresh_torch_data.py lists `dir(torch.Tensor)` of the
+    installed torch); empty if the file is missing or unreadable (then every name counts)."""
+    return frozenset(_torch_ops().get("tensor_method_names", ()))
+
+
+@cache
 def optimizer_disabled_methods() -> frozenset[str]:
     """Methods of `torch.optim.Optimizer` that torch wraps in `torch._disable_dynamo` (`zero_grad`,
     `state_dict`...), from `rules/data/torch-ops.json`'s tag `optimizer_disabled` (found by
