@@ -49,7 +49,7 @@ class M(nn.Module):
 
 
 def test_parameter_stays_unknown_unless_every_call_passes_a_tensor(tmp_path):
-    findings = static_findings(tmp_path, _HEAD + """
+    findings = static_findings(tmp_path, "import functools\n" + _HEAD + """
         a = self._mixed(x, n) + self._mixed(x, 3)
         b = self._defaulted(x, n) + self._defaulted(x)
         c = self._starred(*(x, n))
@@ -70,7 +70,7 @@ def test_parameter_stays_unknown_unless_every_call_passes_a_tensor(tmp_path):
     def _escapes(self, x, n):
         return x * 2 if n > 0 else x
 
-    @torch.no_grad()
+    @functools.lru_cache(maxsize=None)
     def _decorated(self, x, n):
         return x * 2 if n > 0 else x
 
@@ -83,6 +83,8 @@ def test_parameter_stays_unknown_unless_every_call_passes_a_tensor(tmp_path):
     # `_escapes` is also passed as a value (to vmap), which the join cannot see; its one traced
     # call passes a tensor, and Dynamo inlines that call: `n > 0` breaks there (GB0170). Passed
     # to vmap, the eager transform then calls it as a frame Dynamo refuses (BRK417 at its def).
+    # A decorator that may change the arguments (`lru_cache`) hides the callers; a grad mode
+    # (`@torch.no_grad()`) does not (tests/test_static_grad_mode_decorators.py).
     assert [(f.rule_id, f.code, f.chain) for f in findings] == [
         ("BRK417", "def _escapes(self, x, n):", ("M.forward", "M._escapes")),
         ("BRK101", "n > 0", ("M.forward", "M._escapes"))]
