@@ -254,6 +254,14 @@ def tensor_method_names() -> list[str]:
     return sorted(name for name in dir(torch.Tensor) if not name.startswith("__"))
 
 
+def ndarray_method_names() -> list[str]:
+    """The public attribute names of `numpy.ndarray`: Dynamo traces NumPy arrays as tensors
+    (torch._numpy), so the inference's tensors include them (`a.astype(np.uint)`)."""
+    import numpy
+
+    return sorted(name for name in dir(numpy.ndarray) if not name.startswith("__"))
+
+
 def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
@@ -268,6 +276,7 @@ def torch_ops() -> dict:
         "tags": tags,
         "python_value_returns": python_value_returns(),
         "tensor_method_names": tensor_method_names(),
+        "ndarray_method_names": ndarray_method_names(),
     }
 
 

@@ -1,7 +1,8 @@
 """A method `torch.Tensor` does not have, called on a value the inference takes for a tensor, is
 a tensor subclass's own (`img.peek_pending_rank()` of MONAI's `MetaTensor`): its result is of
 unknown kind, not a tensor. The names come from `rules/data/torch-ops.json`
-(`tensor_method_names`, `dir(torch.Tensor)` of the installed torch). From a new MONAI dev case
+(`tensor_method_names`, `ndarray_method_names`: `dir()` of `torch.Tensor` and `numpy.ndarray`,
+whose arrays Dynamo traces as tensors). From a new MONAI dev case
 (`CenterSpatialCrop`: `int(spatial_rank)` was a BRK104 false alarm). Checked with `breakscan run`
 on 2.13 and 2.15."""
 
@@ -53,3 +54,33 @@ def test_a_tensor_method_result_still_is(tmp_path):
 @requires_torch
 def test_dynamo_agrees(tmp_path):
     assert_script_confirms(tmp_path, SOURCE, set())
+
+
+NUMPY = '''
+    import numpy as np
+    import torch
+
+
+    @torch.compile(backend="eager")
+    def rank_of(x):
+        a = np.array(x.sum(), dtype=np.float64)
+        n = int(a.astype(np.uint))
+        return x * n
+
+
+    if __name__ == "__main__":
+        rank_of(torch.ones(3))
+        rank_of(torch.ones(3))
+    '''
+
+
+def test_a_numpy_array_method_keeps_the_array_a_tensor(tmp_path):
+    # Dynamo traces the array as a tensor: `astype` is ndarray's, and `int()` of it breaks
+    assert rule_lines(static_findings(tmp_path, {"train.py": NUMPY})) == {("BRK104", 9)}
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_agrees_on_the_array(tmp_path):
+    assert_script_confirms(tmp_path, NUMPY, {("BRK104", 9)})

@@ -29,10 +29,12 @@ def python_value_returns() -> frozenset[str]:
 
 @cache
 def tensor_method_names() -> frozenset[str]:
-    """The attribute names `torch.Tensor` has (methods, properties; no dunders), from
-    `rules/data/torch-ops.json` (scripts/refresh_torch_data.py lists `dir(torch.Tensor)` of the
-    installed torch); empty if the file is missing or unreadable (then every name counts)."""
-    return frozenset(_torch_ops().get("tensor_method_names", ()))
+    """The attribute names `torch.Tensor` or `numpy.ndarray` has (methods, properties; no dunders:
+    Dynamo traces NumPy arrays as tensors, which the inference's tensor kind includes), from
+    `rules/data/torch-ops.json` (scripts/refresh_torch_data.py lists `dir()` of both for the
+    installed torch and NumPy); empty if the file is missing or unreadable (then every name counts)."""
+    data = _torch_ops()
+    return frozenset(data.get("tensor_method_names", ())) | frozenset(data.get("ndarray_method_names", ()))
 
 
 @cache
