@@ -78,3 +78,46 @@ def test_zero_dim_indices_of_known_rank_are_flagged(tmp_path):
 @requires_torch
 def test_dynamo_confirms_the_zero_dim_indices(tmp_path):
     assert_script_confirms(tmp_path, SCRIPT, [("BRK260", line) for line in ZERO_DIM] + [("BRK105", 7), ("BRK105", 31)])
+
+
+ATTRIBUTES = '''\
+import torch
+
+
+class Scheduler:
+    def __init__(self, steps=1024):
+        self.sqrt_one_minus = torch.sqrt(torch.linspace(0.01, 0.99, steps))
+        self.offsets = torch.arange(4)
+        self.grid = torch.zeros(2, 2, dtype=torch.long)
+
+    def set_timesteps(self):
+        self.timesteps = torch.tensor([1008, 512], dtype=torch.long)
+
+    @property
+    def init_noise_sigma(self):
+        return self.sqrt_one_minus[self.timesteps[0]]
+
+    def start(self, x):
+        shift = self.sqrt_one_minus[self.offsets[1]]
+        row = self.sqrt_one_minus[self.grid[0]]
+        return self.init_noise_sigma * x + shift + row.sum()
+
+
+sched = Scheduler()
+sched.set_timesteps()
+start = torch.compile(sched.start, backend="eager")
+start(torch.ones(2))
+start(torch.ones(2))
+'''
+
+
+def test_an_element_of_a_one_dim_attribute_is_a_zero_dim_index(tmp_path):
+    # `self.grid[0]` is a row of a 2-dim tensor: 1-dim, traced
+    assert_script_flags(tmp_path, ATTRIBUTES, [("BRK260", 15), ("BRK260", 18)], quiet_lines=(19,))
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_confirms_the_attribute_indices(tmp_path):
+    assert_script_confirms(tmp_path, ATTRIBUTES, [("BRK260", 15), ("BRK260", 18)])

@@ -4,7 +4,9 @@ Indexing a tensor with a 0-dim integer tensor (`x[i]`, `out[i] = v`) makes PyTor
 with `aten._local_scalar_dense`, which Dynamo does not capture in default mode (GB0033, measured
 on 2.13 and 2.15); a 1-dim index tensor is traced. The inference does not track ranks, so only
 values whose rank the code itself fixes are recognised: reductions without a dimension, an
-integer-literal index into a 1-dim tensor, and the loop variable of a `for` over a 1-dim tensor.
+integer-literal index into a 1-dim tensor (a local, or an attribute every store of the class
+makes 1-dim: `self.timesteps = torch.tensor([1008, 512])`), and the loop variable of a `for` over
+a 1-dim tensor.
 Anything else is of unknown rank and not matched (precision first).
 """
 
@@ -20,7 +22,7 @@ from breakscan.static.syntax import dotted_name
 ZERO_DIM_REDUCTIONS = {"argmax", "argmin"}
 
 # torch functions whose result is 1-dim whatever their tensor argument's rank.
-ONE_DIM_FACTORIES = {"torch.arange", "torch.randperm", "torch.bincount"}
+ONE_DIM_FACTORIES = {"torch.arange", "torch.randperm", "torch.bincount", "torch.linspace", "torch.logspace"}
 FLATTENING = {"torch.flatten", "torch.ravel"}
 LITERAL_TENSORS = {"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"}
 
@@ -45,6 +47,10 @@ class RankContext(Protocol):
 
     def loop_source(self, name: str) -> cst.BaseExpression | None:
         """The iterable of `for name in iterable` when that is the only store to `name`."""
+
+    def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
+        """The values the methods of the walked function's class store in `self.<attr>`, or None
+        when unknown (no class, no store seen)."""
 
 
 def is_zero_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
@@ -84,6 +90,10 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     if isinstance(expr, cst.Name):
         value = ctx.binding(expr.value)
         return value is not None and one_dim(value, ctx, depth + 1)
+    if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
+        # `self.timesteps`: 1-dim when every store of the class makes it so (`torch.tensor([1008, 512])`)
+        stores = ctx.attribute_stores(expr.attr.value)
+        return bool(stores) and all(one_dim(v, _Unbound(ctx), depth + 1) for v in stores)
     if isinstance(expr, cst.Subscript):
         if len(expr.slice) != 1:
             return False
@@ -117,6 +127,29 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     if meth in RANK_KEEPING:
         return one_dim(func.value, ctx, depth + 1)
     return False
+
+
+class _Unbound:
+    """A RankContext for a value stored in another method: its locals and loops are not the walked
+    function's (no bindings), and the tensor inference is not asked of them."""
+
+    def __init__(self, ctx: RankContext) -> None:
+        self._ctx = ctx
+
+    def is_tensor(self, expr: cst.BaseExpression) -> bool:
+        return False
+
+    def qualify(self, name: str) -> str:
+        return self._ctx.qualify(name)
+
+    def binding(self, name: str) -> cst.BaseExpression | None:
+        return None
+
+    def loop_source(self, name: str) -> cst.BaseExpression | None:
+        return None
+
+    def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
+        return None
 
 
 def _index_tuple(expr: cst.BaseExpression, ctx: RankContext) -> bool:

@@ -207,6 +207,33 @@ class OperatorChecks(CheckBase):
         function being walked (not a parameter); else None."""
         return self._bindings()[1].get(name)
 
+    def _attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
+        """The values of `self.<attr> = value` in the methods this module defines for the walked
+        region's class (index_ranks.RankContext.attribute_stores); None without a class or a store,
+        or when a store is not a plain assignment (`self.x += 1`, `self.x, y = ...`)."""
+        from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
+
+        region = self.region
+        if region is None or region.cls is None:
+            return None
+        cls_name = region.function.qualname.rpartition(".")[0]
+        cache = self.__dict__.setdefault("_attribute_stores_cache", {})
+        key = (cls_name, attr)
+        if key in cache:
+            return cache[key]
+        values: list[cst.BaseExpression] | None = []
+        for (qualname, _), method in self.functions.items():
+            if qualname.rpartition(".")[0] != cls_name:
+                continue
+            found = [assign.value for assign in iter_nodes(method.body, cst.Assign)
+                     for t in assign.targets if _is_self_attr(t.target, attr)]
+            if sum(1 for t in store_targets(method) if _is_self_attr(t, attr)) != len(found):
+                values = None
+                break
+            values += found
+        cache[key] = values or None
+        return cache[key]
+
     def _bindings(self) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
         fn = self.env.function if self.env is not None else None
         if fn is None:
@@ -298,3 +325,12 @@ class _Ranks:
 
     def loop_source(self, name: str) -> cst.BaseExpression | None:
         return self._checks._loop_source(name)
+
+    def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
+        return self._checks._attribute_stores(attr)
+
+
+def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
+    """`self.<attr>`."""
+    return (isinstance(node, cst.Attribute) and node.attr.value == attr and isinstance(node.value, cst.Name)
+            and node.value.value == "self")
