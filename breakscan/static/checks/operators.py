@@ -12,7 +12,7 @@ from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
 from breakscan.static.checks.index_ranks import is_zero_dim
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T
+from breakscan.static.tensors import TENSORISH, T, self_attribute
 from breakscan.static.walk import iter_nodes
 
 # Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors;
@@ -226,8 +226,8 @@ class OperatorChecks(CheckBase):
             if qualname.rpartition(".")[0] != cls_name:
                 continue
             found = [assign.value for assign in iter_nodes(method.body, cst.Assign)
-                     for t in assign.targets if _is_self_attr(t.target, attr)]
-            if sum(1 for t in store_targets(method) if _is_self_attr(t, attr)) != len(found):
+                     for t in assign.targets if self_attribute(t.target) == attr]
+            if sum(1 for t in store_targets(method) if self_attribute(t) == attr) != len(found):
                 values = None
                 break
             values += found
@@ -328,9 +328,3 @@ class _Ranks:
 
     def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         return self._checks._attribute_stores(attr)
-
-
-def _is_self_attr(node: cst.BaseExpression, attr: str) -> bool:
-    """`self.<attr>`."""
-    return (isinstance(node, cst.Attribute) and node.attr.value == attr and isinstance(node.value, cst.Name)
-            and node.value.value == "self")

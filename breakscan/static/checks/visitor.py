@@ -23,7 +23,7 @@ from breakscan.static.checks.sparse_flow import SparseFlowChecks
 from breakscan.static.index import FunctionInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
-from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv, self_attribute
 from breakscan.static.walk import children, iter_nodes, walk
 
 # Tensor methods whose result requires grad only if the receiver does, given no tensor argument
@@ -261,8 +261,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
                 if info is None or info.occurrence != occurrence or not info.end_line:
                     continue
                 for assign in iter_nodes(method.body, cst.Assign):
-                    if any(isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
-                           and t.target.value.value == "self" and t.target.attr.value == attr for t in assign.targets):
+                    if any(self_attribute(t.target) == attr for t in assign.targets):
                         found += [(lam, method, info) for lam in _stored_lambdas(assign.value)]
             self._bound_lambdas[key] = found
         return self._bound_lambdas[key]
@@ -271,8 +270,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         """Walk `lam` as called by `call`, in a scope of the class whose parameters take the kinds
         of the call's arguments (unknown when not passed), reporting on the lines of `holder`."""
         assert self.env is not None and self.region is not None and self._root is not None
-        params = [p for p in all_params(lam)]
-        kinds = {p.name.value: T.UNKNOWN for p in params}
+        kinds = {p.name.value: T.UNKNOWN for p in all_params(lam)}
         positional = [p.name.value for p in (*lam.params.posonly_params, *lam.params.params)]
         for i, arg in enumerate(call.args):
             name = arg.keyword.value if arg.keyword is not None else positional[i] if i < len(positional) else None
