@@ -253,6 +253,7 @@ class FunctionInfo:
     frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
+    sub_reads: set[str] = field(default_factory=set)  # "x.y" for `self.x.y` read (a property of what `self.x` holds)
     attr_stores: set[str] = field(default_factory=set)  # `obj.attr = x` targets, dotted (`self.state.v`)
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
@@ -991,6 +992,9 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             ctx = type(node.ctx)
             if ctx is ast.Load and type(node.value) is ast.Name and node.value.id == "self":
                 fn.self_reads.add(node.attr)  # a property getter of the class runs here
+            elif ctx is ast.Load and type(node.value) is ast.Attribute and type(node.value.value) is ast.Name \
+                    and node.value.value.id == "self":
+                fn.sub_reads.add(f"{node.value.attr}.{node.attr}")  # a property of the object `self.x` holds
             elif ctx is ast.Store:  # `obj.attr = x`: a project `__setattr__` or property setter runs
                 receiver = ast_dotted(node.value)
                 if receiver:

@@ -69,7 +69,7 @@ def _computed(index: ProjectIndex, mode: str, dynamo_config: dict | None) -> Reg
 
 
 # What the region pass reads of a function beyond its name and decorators: its body's facts.
-BODY_FIELDS = frozenset({"calls", "params", "self_reads"})
+BODY_FIELDS = frozenset({"calls", "params", "self_reads", "sub_reads"})
 # Fields the region pass never reads: where a function is, and what only phase B and the frame
 # pass read, from the new index (`returns`: callers' inferred kinds; part of their cache keys).
 POSITION_FIELDS = frozenset({"line", "end_line", "indent", "def_line", "frames", "returns"})

@@ -361,12 +361,23 @@ class RegionFinder:
         self._expand_stores(region)
 
     def _expand_properties(self, region: Region) -> None:
-        """Property getters of the region's class read as `self.x` in its function."""
+        """Property getters of the region's class read as `self.x` in its function, and of the
+        project classes an attribute holds read as `self.sub.x` (`self.scheduler.init_noise_sigma`:
+        Dynamo runs the getter there)."""
+        self_cls = region.dispatch or region.cls
         for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
-            self_cls = region.dispatch or region.cls
             found = self.index.method(self_cls.qualname, name) if self_cls else None
             if found and PROPERTY_DECORATORS & set(found[2].decorators):
                 self._add(*found, region.chain + (found[2].qualname,), dispatch=self_cls)
+        if self_cls is None or not region.function.sub_reads:
+            return
+        held = self.index.class_attr_kinds(self_cls.qualname)[2]
+        for read in sorted(region.function.sub_reads):
+            sub, _, name = read.partition(".")
+            for cls_q in held.get(sub, ()):
+                found = self.index.method(cls_q, name) if self.index.lookup_class(cls_q) else None
+                if found and PROPERTY_DECORATORS & set(found[2].decorators):
+                    self._add(*found, region.chain + (found[2].qualname,))
 
     def _expand_stores(self, region: Region) -> None:
         """What `obj.attr = x` in the region's function runs: a property setter of `obj`'s class
