@@ -13,7 +13,10 @@ A def stays when:
 - its name is a word of the text that stays (a helper or method the region code may read: its
   return kind, its body), repeated until nothing new stays;
 - it is defined more than once under its qualname (the index counts occurrences; `(qualname, n)`
-  lookups must find the same def).
+  lookups must find the same def);
+- it stores a `self` attribute that the kept text calls, with a lambda in its text (`self.act =
+  lambda t: ...`, checked where `self.act(h)` is called), or indexes by an integer literal
+  (`self.timesteps = torch.tensor([...])`, whose rank decides `self.timesteps[0]`).
 
 Nothing is elided from a file whose call sites of compiled callables the checks read
 (`CallSiteInference.root_call_kinds`: a module-level function compiled as a root, here or imported
@@ -32,6 +35,9 @@ from breakscan.static.positions import file_lines
 from breakscan.static.regions import Region
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_SELF_CALLED = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*\(")
+_SELF_ELEMENT = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*\[\s*-?\d+\s*\]")
+_LAMBDA = re.compile(r"\blambda\b")
 _INDENT = re.compile(r"[ \t\f]*")
 _NEWLINE = re.compile(r"(?:\r\n|\r|\n)$")
 
@@ -98,15 +104,28 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
     for fn in candidates:
         for i in range(fn.line - 1, min(fn.end_line, len(lines))):
             inside[i] = True
-    words = set(_WORD.findall("".join(line for i, line in enumerate(lines) if not inside[i])))
+    text = "".join(line for i, line in enumerate(lines) if not inside[i])
+    words = set(_WORD.findall(text))
+    called, indexed = set(_SELF_CALLED.findall(text)), set(_SELF_ELEMENT.findall(text))
+
+    def read(fn) -> bool:
+        if fn.name in words:
+            return True
+        stored = {a[len("self."):] for a in fn.attr_stores if a.startswith("self.")}
+        return bool(stored & indexed) or (bool(stored & called)
+                                          and bool(_LAMBDA.search("".join(lines[fn.line - 1:fn.end_line]))))
+
     pending = list(candidates)
     while True:
-        kept = [fn for fn in pending if fn.name in words]
+        kept = [fn for fn in pending if read(fn)]
         if not kept:
             return pending
-        pending = [fn for fn in pending if fn.name not in words]
+        pending = [fn for fn in pending if fn not in kept]
         for fn in kept:
-            words.update(_WORD.findall("".join(lines[fn.line - 1:fn.end_line])))
+            body = "".join(lines[fn.line - 1:fn.end_line])
+            words.update(_WORD.findall(body))
+            called.update(_SELF_CALLED.findall(body))
+            indexed.update(_SELF_ELEMENT.findall(body))
 
 
 def _newline(line: str) -> str:

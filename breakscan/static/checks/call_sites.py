@@ -1218,12 +1218,9 @@ class CallSiteInference(CheckBase):
                 self._root_kinds[qualname] = _values_not_objects(node, joined, found)
             return self._root_kinds[qualname]
         if cls_name in self.info.classes and node is not None and self.module_tree is not None \
-                and (aliases := self._bound_method_aliases(self.info.classes[cls_name].qualname, meth)):
+                and (found := self._bound_method_sites(self.info.classes[cls_name].qualname, meth, qualname, node)) \
+                is not None:
             # `step = torch.compile(sched.step)` with `sched = Sched()`: its calls are `step(...)`
-            finder = RootCalls(dict.fromkeys(aliases, qualname))
-            walk(self.module_tree, finder)
-            found = self._root_sites(node, finder.sites.get(qualname, [])) \
-                if qualname not in finder.escaped else None
             if found:
                 joined = self._join_sites(node, qualname, set(), found, method=True)
                 self._root_kinds[qualname] = _values_not_objects(node, joined, found)
@@ -1330,12 +1327,41 @@ class CallSiteInference(CheckBase):
         hit = self.index.lookup_class(built) if built else None
         return hit is not None and hit[1].qualname == cls_qualname
 
-    def _bound_method_aliases(self, cls_qualname: str, method: str) -> list[str]:
-        """Module-level names of this module compiled from `method` of an instance of the class
-        `cls_qualname` that the module binds (`step = torch.compile(sched.step)`, `sched =
-        Sched()`): calling one runs the method with the instance as `self`."""
-        instances = self._instance_names(self.info, cls_qualname)
-        return [alias for alias, target in self.info.compiled_aliases.items()
+    def _bound_method_sites(self, cls_qualname: str, method: str, qualname: str,
+                            node: cst.FunctionDef) -> list | None:
+        """`_root_sites` of the calls of the names this module and the modules importing it
+        compile from `method` of an instance of the class `cls_qualname` (`_bound_method_aliases`).
+        None when no module has such a name; [] when one of their calls is not seen (a module
+        not read, the name used other than by a call)."""
+        def aliases_in(info: ModuleInfo) -> dict[str, str]:
+            return dict.fromkeys(self._bound_method_aliases(info, cls_qualname, method), qualname)
+
+        modules = []
+        if own := aliases_in(self.info):
+            finder = RootCalls(own)
+            walk(self.module_tree, finder)
+            modules.append((self, finder))
+        for _, finder, other in self._importers_calling(aliases_in):
+            if finder is None:
+                return []
+            modules.append((other, finder))
+        if not modules:
+            return None
+        found: list = []
+        for visitor, finder in modules:
+            sites = visitor._root_sites(node, finder.sites.get(qualname, [])) \
+                if qualname not in finder.escaped else None
+            if sites is None:
+                return []
+            found += sites
+        return found
+
+    def _bound_method_aliases(self, info: ModuleInfo, cls_qualname: str, method: str) -> list[str]:
+        """Names module `info` compiles from `method` of an instance of the class `cls_qualname`
+        that it binds (`step = torch.compile(sched.step)`, `sched = Scheduler()`, also as locals
+        of a module-level def): calling one runs the method with the instance as `self`."""
+        instances = self._instance_names(info, cls_qualname)
+        return [alias for alias, target in info.compiled_aliases.items()
                 if target.rpartition(".")[2] == method and target.rpartition(".")[0] in instances]
 
     def _instance_names(self, info: ModuleInfo, cls_qualname: str) -> dict[str, str]:

@@ -131,13 +131,18 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
 
 class _Unbound:
     """A RankContext for a value stored in another method: its locals and loops are not the walked
-    function's (no bindings), and the tensor inference is not asked of them."""
+    function's (no bindings), and the tensor inference is not asked of them (a tensor is a torch
+    call or a method chain on one)."""
 
     def __init__(self, ctx: RankContext) -> None:
         self._ctx = ctx
 
     def is_tensor(self, expr: cst.BaseExpression) -> bool:
-        return False
+        """A call of a torch function, or a method chain on one (`torch.linspace(...).long()`)."""
+        while isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and isinstance(expr.func.value, cst.Call):
+            expr = expr.func.value
+        name = dotted_name(expr.func) if isinstance(expr, cst.Call) else None
+        return name is not None and self._ctx.qualify(name).startswith("torch.")
 
     def qualify(self, name: str) -> str:
         return self._ctx.qualify(name)
