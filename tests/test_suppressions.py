@@ -2,9 +2,10 @@
 
 A comment on a line covers every finding located there: a static prediction, Dynamo's break
 that confirms it (which must not come back as `observed`), and a break only Dynamo saw. The
-project is written as users write it: an unannotated, decorated helper in another file (the static
-pass does not read a decorated function's return, so the breaks on it are Dynamo's alone) and a
-model using it.
+project is written as users write it: an unannotated helper in another file, decorated by a
+project wrapper (the static pass does not read the return of a function a wrapper decorates,
+so the breaks on it are Dynamo's alone; a grad mode such as `@torch.no_grad()` would not hide it)
+and a model using it.
 Each CLI run with the dynamic pass costs ~10 s (torch import, Dynamo set-up), so each test
 checks every comment form in one run.
 """
@@ -23,10 +24,17 @@ import pytest
 from tests.conftest import requires_torch
 
 HELPERS = """\
-import torch
+import functools
 
 
-@torch.no_grad()
+def logged(fn):
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return wrapper
+
+
+@logged
 def scale(x):
     return x * 2
 """
