@@ -108,12 +108,12 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
     words = set(_WORD.findall(text))
     called, indexed = set(_SELF_CALLED.findall(text)), set(_SELF_ELEMENT.findall(text))
 
+    stores = {id(fn): {a[len("self."):] for a in fn.attr_stores if a.startswith("self.")} for fn in candidates}
+
     def read(fn) -> bool:
-        if fn.name in words:
-            return True
-        stored = {a[len("self."):] for a in fn.attr_stores if a.startswith("self.")}
-        return bool(stored & indexed) or (bool(stored & called)
-                                          and bool(_LAMBDA.search("".join(lines[fn.line - 1:fn.end_line]))))
+        stored = stores[id(fn)]
+        return fn.name in words or bool(stored & indexed) or (
+            bool(stored & called) and bool(_LAMBDA.search("".join(lines[fn.line - 1:fn.end_line]))))
 
     pending = list(candidates)
     while True:

@@ -74,6 +74,10 @@ _COMPILE_CALL = re.compile(r"(?<![\w])compile\s*\(")
 _OPTIMIZE_CALL = re.compile(r"\boptimize\s*\(")
 
 
+# Heads of dotted names that are library functions, not project ones (`torch.relu`, `F.gelu`, `np.exp`)
+_LIBRARY_HEADS = ("torch", "F", "nn", "np", "math")
+
+
 def _converted_call(call: ast.Call) -> ast.Call:
     """The call a chain of tensor conversions starts from: `torch.from_numpy(a)` for
     `torch.from_numpy(a).to(device).long()`; `call` itself when it is not such a chain."""
@@ -763,7 +767,7 @@ class _Indexer:
                 targets = cls.callable_attrs.setdefault(t.attr, [])
                 for func in called:
                     name = ast_dotted(func) if isinstance(func, (ast.Name, ast.Attribute)) else None
-                    if not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math") \
+                    if not name or name.partition(".")[0] in _LIBRARY_HEADS \
                             or (name.count(".") and not name.startswith("self.")):
                         continue  # a method of a value (`t.sum()`): not a project function by name
                     bound = name if name.startswith("self.") else self.info.qualify(name)
@@ -777,7 +781,7 @@ class _Indexer:
             params = [a.arg for a in (*method.args.posonlyargs, *method.args.args)][1:]
             if table and not table.startswith("self."):
                 bound = f"reg:{self.info.qualify(table)}"  # `self.loss_fn = LOSSES[name]`: one of its functions
-            elif not name or name.partition(".")[0] in ("torch", "F", "nn", "np", "math"):
+            elif not name or name.partition(".")[0] in _LIBRARY_HEADS:
                 continue
             elif name in params:  # a setter: what its callers pass (`self.set_fn(helper)`)
                 bound = f"arg:{method.name}:{params.index(name)}"

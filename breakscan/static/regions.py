@@ -365,19 +365,23 @@ class RegionFinder:
         project classes an attribute holds read as `self.sub.x` (`self.scheduler.init_noise_sigma`:
         Dynamo runs the getter there)."""
         self_cls = region.dispatch or region.cls
-        for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
-            found = self.index.method(self_cls.qualname, name) if self_cls else None
-            if found and PROPERTY_DECORATORS & set(found[2].decorators):
-                self._add(*found, region.chain + (found[2].qualname,), dispatch=self_cls)
-        if self_cls is None or not region.function.sub_reads:
+        if self_cls is None:
             return
-        held = self.index.class_attr_kinds(self_cls.qualname)[2]
+        for name in sorted(region.function.self_reads):  # sorted: chains stable across runs
+            if found := self._getter(self_cls.qualname, name):
+                self._add(*found, region.chain + (found[2].qualname,), dispatch=self_cls)
+        held = self.index.class_attr_kinds(self_cls.qualname)[2] if region.function.sub_reads else {}
         for read in sorted(region.function.sub_reads):
             sub, _, name = read.partition(".")
             for cls_q in held.get(sub, ()):
-                found = self.index.method(cls_q, name) if self.index.lookup_class(cls_q) else None
-                if found and PROPERTY_DECORATORS & set(found[2].decorators):
+                if found := self._getter(cls_q, name):
                     self._add(*found, region.chain + (found[2].qualname,))
+
+    def _getter(self, cls_qualname: str, name: str) -> Target | None:
+        """The property getter (`@property`, `functools.cached_property`) `name` of the project
+        class `cls_qualname` or its project bases, or None."""
+        found = self.index.method(cls_qualname, name)
+        return found if found and PROPERTY_DECORATORS & set(found[2].decorators) else None
 
     def _expand_stores(self, region: Region) -> None:
         """What `obj.attr = x` in the region's function runs: a property setter of `obj`'s class

@@ -12,7 +12,8 @@ from breakscan.static.checks.binding import Binder
 from breakscan.static.checks.rule_index import Hit, RuleIndex
 from breakscan.static.index import ModuleInfo, ProjectIndex
 from breakscan.static.regions import Region
-from breakscan.static.tensors import TypeEnv
+from breakscan.static.tensors import TypeEnv, self_attribute
+from breakscan.static.walk import iter_nodes
 
 
 class CheckBase(Binder):
@@ -41,6 +42,7 @@ class CheckBase(Binder):
     _pending_inits: list[tuple[cst.Call, int]]  # `super().__init__()` calls of a traced module __init__
     _breaks_at_def: int  # `_breaks` when the walk entered the current region function
     _root_extent: tuple[int, int, int] | None  # lines of `_root`'s def when not the region function
+    functions: dict[tuple[str, int], cst.FunctionDef]  # CallSiteInference's: this module's defs by (qualname, occurrence)
     _rnn_sites: set[tuple[int, str, int]]  # BRK231 sites emitted: (node id, rule id, region id)
 
     # RegionVisitor's: whether `expr` is a tensor only by the root-parameter convention
@@ -62,6 +64,30 @@ class CheckBase(Binder):
             from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
             cache[id(fn)] = store_targets(fn)
         return cache[id(fn)]
+
+    def _class_assignments(self, attr: str) -> tuple[list[tuple[cst.BaseExpression, cst.FunctionDef, tuple[str, int]]], bool]:
+        """Every `self.<attr> = value` in the methods this module defines for the walked region's
+        class: `(value, method, its (qualname, occurrence))`, and whether those are all the stores
+        to it (not `self.x += 1`, `self.x, y = ...`). Empty without a region class; once per class
+        and attribute."""
+        from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
+
+        region = self.region
+        if region is None or region.cls is None:
+            return [], False
+        cls_name = region.function.qualname.rpartition(".")[0]
+        cache = self.__dict__.setdefault("_class_assignments_cache", {})
+        if (cls_name, attr) not in cache:
+            found, complete = [], True
+            for key, method in self.functions.items():
+                if key[0].rpartition(".")[0] != cls_name:
+                    continue
+                values = [assign.value for assign in iter_nodes(method.body, cst.Assign)
+                          for t in assign.targets if self_attribute(t.target) == attr]
+                complete = complete and sum(1 for t in store_targets(method) if self_attribute(t) == attr) == len(values)
+                found += [(value, method, key) for value in values]
+            cache[(cls_name, attr)] = (found, complete)
+        return cache[(cls_name, attr)]
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:

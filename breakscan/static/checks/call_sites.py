@@ -638,6 +638,13 @@ def _says_nothing(param: cst.Param) -> bool:
     return name is not None and name.rsplit(".", 1)[-1] in _UNINFORMATIVE_ANNOTATIONS
 
 
+def _decorator_names(node: cst.FunctionDef) -> set[str | None]:
+    """The dotted names of a def's decorators as written (`torch.no_grad` for `@torch.no_grad()`),
+    None for one that is no name."""
+    return {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
+            for d in node.decorators}
+
+
 def _unannotated(node: cst.FunctionDef, name: str) -> bool:
     """Whether parameter `name` of `node` has no annotation (an annotation's kind is final)."""
     return all(p.annotation is None for p in all_params(node) if p.name.value == name)
@@ -1013,8 +1020,7 @@ class CallSiteInference(CheckBase):
         node = self._defined_once(qualname)
         if node is None:
             return None
-        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-                      for d in node.decorators}
+        decorators = _decorator_names(node)
         if not (any_decorator or self._transparent(decorators)):
             return None
         key = (qualname, tuple(args), any_decorator)
@@ -1287,31 +1293,16 @@ class CallSiteInference(CheckBase):
         anywhere else (an instance whose calls are out of sight)."""
         if self.module_tree is None:
             return None
-        modules = [(self, self._instance_names(self.info, cls_qualname))]
-        for info, finder, other in self._importers_calling(lambda i: self._instance_names(i, cls_qualname)):
-            if finder is None:
-                return None
-            modules.append((other, self._instance_names(info, cls_qualname)))
-        if not any(names for _, names in modules):
+        finders = self._module_finders(lambda i: self._instance_names(i, cls_qualname), instances=True, method=method)
+        if not finders:
             return None
         bound = 0
-        for m, names in modules:
-            built = self._bound_in(m.info) if names else {}
-            bound += sum(1 for n in names if self._builds(built.get(n), cls_qualname))
+        for visitor, finder in finders:
+            built = self._bound_in(visitor.info)
+            bound += sum(1 for n in finder.names if self._builds(built.get(n), cls_qualname))
         if self.index.instances_bound(cls_qualname) != bound:
             return None  # an instance in a module that does not import the class's (a re-export)
-        found: list = []
-        for visitor, names in modules:
-            if not names:
-                continue
-            finder = RootCalls(names, instances=True, method=method)
-            walk(visitor.module_tree, finder)
-            sites = visitor._root_sites(node, finder.sites.get(cls_qualname, [])) \
-                if cls_qualname not in finder.escaped else None
-            if sites is None:
-                return None
-            found += sites
-        return found
+        return self._collect_sites(finders, cls_qualname, node)
 
     def _bound_in(self, info: ModuleInfo) -> dict[str, str]:
         """index.bound_classes of `info`, once per module for this file's check (the index does
@@ -1333,28 +1324,14 @@ class CallSiteInference(CheckBase):
         compile from `method` of an instance of the class `cls_qualname` (`_bound_method_aliases`).
         None when no module has such a name; [] when one of their calls is not seen (a module
         not read, the name used other than by a call)."""
-        def aliases_in(info: ModuleInfo) -> dict[str, str]:
-            return dict.fromkeys(self._bound_method_aliases(info, cls_qualname, method), qualname)
-
-        modules = []
-        if own := aliases_in(self.info):
-            finder = RootCalls(own)
-            walk(self.module_tree, finder)
-            modules.append((self, finder))
-        for _, finder, other in self._importers_calling(aliases_in):
-            if finder is None:
-                return []
-            modules.append((other, finder))
-        if not modules:
+        finders = self._module_finders(
+            lambda info: dict.fromkeys(self._bound_method_aliases(info, cls_qualname, method), qualname))
+        if finders is None:
+            return []
+        if not finders:
             return None
-        found: list = []
-        for visitor, finder in modules:
-            sites = visitor._root_sites(node, finder.sites.get(qualname, [])) \
-                if qualname not in finder.escaped else None
-            if sites is None:
-                return []
-            found += sites
-        return found
+        found = self._collect_sites(finders, qualname, node)
+        return [] if found is None else found
 
     def _bound_method_aliases(self, info: ModuleInfo, cls_qualname: str, method: str) -> list[str]:
         """Names module `info` compiles from `method` of an instance of the class `cls_qualname`
@@ -1411,9 +1388,7 @@ class CallSiteInference(CheckBase):
 
         found: list = []
         for _, finder, other in self._importers_calling(names_in):
-            if finder is None:
-                return None
-            sites = other._root_sites(node, finder.sites.get(qualname, [])) if qualname not in finder.escaped else None
+            sites = self._seen_sites(other, finder, qualname, node) if finder is not None else None
             if sites is None:
                 return None
             found += sites
@@ -1421,11 +1396,45 @@ class CallSiteInference(CheckBase):
                 _varying_params(node, finder.sites.get(qualname, []), other.module_tree))
         return found
 
-    def _importers_calling(self, names_in: Callable[[ModuleInfo], dict[str, str]]):
+    def _module_finders(self, names_in: Callable[[ModuleInfo], dict[str, str]],
+                        **finder_args) -> list[tuple[CallSiteInference, RootCalls]] | None:
+        """`(visitor, RootCalls(names, **finder_args) walked over its module)` for this module and
+        each module importing it where `names_in(info)` names something to call; None when one
+        of those importers cannot be read (its calls are out of sight)."""
+        found = []
+        if own := names_in(self.info):
+            finder = RootCalls(own, **finder_args)
+            walk(self.module_tree, finder)
+            found.append((self, finder))
+        for _, finder, other in self._importers_calling(names_in, **finder_args):
+            if finder is None:
+                return None
+            found.append((other, finder))
+        return found
+
+    def _collect_sites(self, finders: list[tuple[CallSiteInference, RootCalls]], key: str,
+                       node: cst.FunctionDef) -> list | None:
+        """The `_seen_sites` of `key` over every (visitor, RootCalls) of `finders`, joined; None
+        when one is not seen."""
+        found: list = []
+        for visitor, finder in finders:
+            sites = self._seen_sites(visitor, finder, key, node)
+            if sites is None:
+                return None
+            found += sites
+        return found
+
+    @staticmethod
+    def _seen_sites(visitor: CallSiteInference, finder: RootCalls, key: str, node: cst.FunctionDef) -> list | None:
+        """`visitor._root_sites` of the calls `finder` found of `key` (`node` the called def); None
+        when `key` is used other than by a call there, or a call is not seen."""
+        return None if key in finder.escaped else visitor._root_sites(node, finder.sites.get(key, []))
+
+    def _importers_calling(self, names_in: Callable[[ModuleInfo], dict[str, str]], **finder_args):
         """For each scanned module importing this one (sorted) for which `names_in(info)` (from
-        the index alone) names something to call: `(info, RootCalls of those names over the
-        module, its visitor)`. The RootCalls and visitor are None for a module the index lacks or
-        that cannot be read, and past IMPORTERS_READ_MAX such modules (each is parsed)."""
+        the index alone) names something to call: `(info, RootCalls(names, **finder_args) over
+        the module, its visitor)`. The RootCalls and visitor are None for a module the index lacks
+        or that cannot be read, and past IMPORTERS_READ_MAX such modules (each is parsed)."""
         peers = self.project_callers or self.peer_files()
         read = 0
         for module in sorted(self.index.importers(self.info.name)):
@@ -1440,7 +1449,7 @@ class CallSiteInference(CheckBase):
             if other is None or other.module_tree is None:
                 yield info, None, None
                 continue
-            finder = RootCalls(names)
+            finder = RootCalls(names, **finder_args)
             walk(other.module_tree, finder)
             yield info, finder, other
 
@@ -1578,8 +1587,7 @@ class CallSiteInference(CheckBase):
         node = self.functions.get((qualname, 0))
         if node is None or (qualname, 1) in self.functions or not _is_private(node.name.value):
             return {}
-        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-                      for d in node.decorators}
+        decorators = _decorator_names(node)
         if not self._transparent(decorators):
             return {}
         name = node.name.value
@@ -1802,8 +1810,7 @@ class CallSiteInference(CheckBase):
         if peers is None or node is None or (qualname, 1) in self.functions \
                 or (nested and peers.param_depth >= PARAM_READ_DEPTH):
             return {}
-        decorators = {dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator)
-                      for d in node.decorators}
+        decorators = _decorator_names(node)
         decorators = {d for d in decorators if not (d and self.index.is_registrar(self.info.qualify(d)))}
         if not self._transparent(decorators):
             return {}

@@ -12,7 +12,7 @@ from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
 from breakscan.static.checks.index_ranks import is_zero_dim
 from breakscan.static.syntax import dotted_name
-from breakscan.static.tensors import TENSORISH, T, self_attribute
+from breakscan.static.tensors import TENSORISH, T
 from breakscan.static.walk import iter_nodes
 
 # Kinds of values that take only Python ints as indices (lists, tuples, strings; lists of tensors;
@@ -209,30 +209,10 @@ class OperatorChecks(CheckBase):
 
     def _attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         """The values of `self.<attr> = value` in the methods this module defines for the walked
-        region's class (index_ranks.RankContext.attribute_stores); None without a class or a store,
-        or when a store is not a plain assignment (`self.x += 1`, `self.x, y = ...`)."""
-        from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
-
-        region = self.region
-        if region is None or region.cls is None:
-            return None
-        cls_name = region.function.qualname.rpartition(".")[0]
-        cache = self.__dict__.setdefault("_attribute_stores_cache", {})
-        key = (cls_name, attr)
-        if key in cache:
-            return cache[key]
-        values: list[cst.BaseExpression] | None = []
-        for (qualname, _), method in self.functions.items():
-            if qualname.rpartition(".")[0] != cls_name:
-                continue
-            found = [assign.value for assign in iter_nodes(method.body, cst.Assign)
-                     for t in assign.targets if self_attribute(t.target) == attr]
-            if sum(1 for t in store_targets(method) if self_attribute(t) == attr) != len(found):
-                values = None
-                break
-            values += found
-        cache[key] = values or None
-        return cache[key]
+        region's class (index_ranks.RankContext.attribute_stores, CheckBase._class_assignments);
+        None without a class or a store, or when a store is not a plain assignment."""
+        found, complete = self._class_assignments(attr)
+        return [value for value, _, _ in found] if found and complete else None
 
     def _bindings(self) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
         fn = self.env.function if self.env is not None else None

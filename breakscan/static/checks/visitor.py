@@ -23,7 +23,7 @@ from breakscan.static.checks.sparse_flow import SparseFlowChecks
 from breakscan.static.index import FunctionInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
-from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv, self_attribute
+from breakscan.static.tensors import TENSORISH, TORCH_FACTORIES, T, TypeEnv
 from breakscan.static.walk import children, iter_nodes, walk
 
 # Tensor methods whose result requires grad only if the receiver does, given no tensor argument
@@ -98,7 +98,6 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._conditional: set[int] = set()  # operands behind a dtype/device/training test
         self._root: tuple[Region, cst.FunctionDef] | None = None  # what `check_function` walks
         self._root_extent: tuple[int, int, int] | None = None
-        self._bound_lambdas: dict[tuple[str, str], list[tuple[cst.Lambda, cst.FunctionDef, FunctionInfo]]] = {}
         self._inlining: set[int] = set()  # lambdas being walked where they are called
         self._stores: set[int] = set()  # subscripts that are assignment targets
         self._params: list[set[str]] = []  # parameter names of enclosing region functions
@@ -244,27 +243,20 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
                 or not (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
                         and func.value.value == "self") or any(a.star for a in original_node.args):
             return
-        cls_name = self.region.function.qualname.rpartition(".")[0]
-        for lam, holder, holder_info in self._lambdas_of(cls_name, func.attr.value):
+        for lam, holder, holder_info in self._lambdas_of(func.attr.value):
             if id(lam) not in self._inlining:
                 self._inline_lambda(original_node, lam, holder, holder_info)
 
-    def _lambdas_of(self, cls_name: str, attr: str) -> list[tuple[cst.Lambda, cst.FunctionDef, FunctionInfo]]:
+    def _lambdas_of(self, attr: str) -> list[tuple[cst.Lambda, cst.FunctionDef, FunctionInfo]]:
         """(lambda, the method storing it, that method's index entry) for `self.<attr> = ...` in
-        the methods of this module's class `cls_name` (module-local qualname)."""
-        key = (cls_name, attr)
-        if key not in self._bound_lambdas:
-            found = []
-            cls = self.info.classes.get(cls_name)
-            for (qualname, occurrence), method in (self.functions.items() if cls is not None else ()):
-                info = cls.methods.get(qualname.rpartition(".")[2]) if qualname.rpartition(".")[0] == cls_name else None
-                if info is None or info.occurrence != occurrence or not info.end_line:
-                    continue
-                for assign in iter_nodes(method.body, cst.Assign):
-                    if any(self_attribute(t.target) == attr for t in assign.targets):
-                        found += [(lam, method, info) for lam in _stored_lambdas(assign.value)]
-            self._bound_lambdas[key] = found
-        return self._bound_lambdas[key]
+        the methods of the walked region's class (CheckBase._class_assignments)."""
+        cls = self.info.classes.get(self.region.function.qualname.rpartition(".")[0]) if self.region else None
+        found = []
+        for value, method, (qualname, occurrence) in self._class_assignments(attr)[0]:
+            info = cls.methods.get(qualname.rpartition(".")[2]) if cls is not None else None
+            if info is not None and info.occurrence == occurrence and info.end_line:
+                found += [(lam, method, info) for lam in _stored_lambdas(value)]
+        return found
 
     def _inline_lambda(self, call: cst.Call, lam: cst.Lambda, holder: cst.FunctionDef, info: FunctionInfo) -> None:
         """Walk `lam` as called by `call`, in a scope of the class whose parameters take the kinds
