@@ -676,6 +676,8 @@ class TypeEnv:
                     return T.UNKNOWN  # a subclass's own method (`img.peek_pending_rank()`): not a tensor op
                 if meth in SHAPE_METHODS:
                     return T.SHAPE
+                if meth == "numpy":
+                    return T.TENSOR  # Dynamo traces the array as a tensor (torch._numpy), like NUMPY_ARRAY_FUNCS
                 if meth in NON_TENSOR_METHODS:
                     return T.SCALAR
                 if meth in SEQ_METHODS:

@@ -128,14 +128,27 @@ def _counter_names(scope: cst.CSTNode) -> set[str]:
     return names
 
 
+_NUMBER_SEQUENCES = {"list", "tuple", "List", "Tuple", "Sequence"}
+
+
 def _numeric_annotation(param: cst.Param) -> bool:
-    """Whether a parameter is annotated `int`, `float` or `bool` (or `Optional[...]`/`... | None` of one)."""
-    ann = param.annotation.annotation if param.annotation is not None else None
+    """Whether a parameter is annotated `int`, `float` or `bool`, or a list, tuple or `Sequence`
+    of them (`list[tuple[int, int]]`, `Tuple[int, ...]`), or `Optional[...]`/`... | None` of one."""
+    return _numbers(param.annotation.annotation if param.annotation is not None else None)
+
+
+def _numbers(ann: cst.BaseExpression | None) -> bool:
+    """_numeric_annotation of one annotation expression."""
     if isinstance(ann, cst.BinaryOperation):  # `int | None`
         ann = ann.left if isinstance(ann.right, cst.Name) and ann.right.value == "None" else None
     elif isinstance(ann, cst.Subscript) and isinstance(ann.value, cst.Name) and ann.value.value == "Optional" \
             and len(ann.slice) == 1 and isinstance(ann.slice[0].slice, cst.Index):
         ann = ann.slice[0].slice.value
+    if isinstance(ann, cst.Subscript) and (dotted_name(ann.value) or "").rsplit(".", 1)[-1] in _NUMBER_SEQUENCES:
+        members = [e.slice.value for e in ann.slice if isinstance(e.slice, cst.Index)]
+        return len(members) == len(ann.slice) and all(
+            _numbers(m) or isinstance(m, cst.Ellipsis) for m in members) and not all(
+            isinstance(m, cst.Ellipsis) for m in members)
     return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
 
 
@@ -1137,7 +1150,8 @@ class CallSiteInference(CheckBase):
                 kind = inferred.get(name, T.UNKNOWN)
             elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param) \
                     and self._decides_on(node, qualname, name):
-                # `step: int` given a tensor at every call: Dynamo sees the tensor, not the annotation
+                # `step: int` (`sizes: list[tuple[int, int]]`) given a tensor at every call: Dynamo sees the
+                # tensor, not the annotation
                 passed = self.root_call_kinds(qualname, node) if is_root else None
                 if passed is None:
                     if inferred is None:
