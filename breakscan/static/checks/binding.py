@@ -210,6 +210,27 @@ class Binder:
             if self.env.kind(name) in TENSORISH:  # a tuple of tensors stays one
                 self.env.bind(name, T.UNKNOWN)
 
+    def _enter_conditional(self, node: cst.IfExp) -> None:
+        """`slice(-k, None) if isinstance(k, int) else k`: a name the test proves is no tensor
+        where it holds (tensor_test) is no tensor in the whole expression while the walk is in it
+        (the path that uses it as one goes unchecked: precision first). Call from visit_IfExp;
+        _leave_conditional restores it."""
+        narrowed = tensor_test(node.test)
+        env = self.env
+        saved = None
+        if env is not None and narrowed is not None and not narrowed[1] \
+                and env.kind(cst.Name(narrowed[0])) in TENSORISH:
+            saved = (env, env.bound())
+            env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
+        self.__dict__.setdefault("_conditionals", []).append(saved)
+
+    def _leave_conditional(self) -> None:
+        """Undo the innermost _enter_conditional (call from leave_IfExp)."""
+        stack = self.__dict__.get("_conditionals")
+        saved = stack.pop() if stack else None
+        if saved is not None:
+            saved[0].restore(saved[1])
+
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk
         this path from the state before the `if`."""

@@ -28,6 +28,10 @@ SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "tor
                   # NumPy is traced as torch under Dynamo: a tensor size breaks the same way (GB0033)
                   "numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full", "numpy.arange",
                   "numpy.linspace", "numpy.eye"}
+# NumPy functions with a data-dependent output shape: Dynamo traces NumPy as tensors, so they are
+# `torch.nonzero`/`torch.unique` (GB0036, also on constant arrays; measured on 2.13 and 2.15), as is
+# `np.where(cond)` with one argument.
+NUMPY_DYNAMIC_SHAPE = {"numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere", "numpy.unique"}
 # Functions whose pad widths must be Python ints (`F.pad(x, (0, n))`: a tensor `n` is read, GB0033).
 PAD_FUNCTIONS = {"torch.nn.functional.pad"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -121,11 +125,14 @@ class CallChecks(CallPatternChecks):
             self._emit_check("tensor-str", node)
         elif qual == "range" and any(self.env.reads_as_tensor(a) for a in args):
             self._emit_check("tensor-range", node)
+        elif qual == "slice" and any(self.env.reads_as_tensor(a) and not self._only_guessed(a) for a in args):
+            self._emit_check("tensor-slice-bound", node)  # `slice(s, s + 2)`: the bound is read as `x[s:s + 2]`'s
         elif qual in ("any", "all") and len(node.args) == 1 and self._tensor_elements(args[0] if args else None):
             self._emit_check("tensor-branch", node)  # the builtin tests `bool()` of each element
         elif qual == "next" and args and self._is_passed_in(args[0]):
             self._emit_check("next-on-argument", node)
-        elif qual == "torch.where" and len(args) == 1 and not any(a.keyword for a in node.args):
+        elif (qual in ("torch.where", "numpy.where") and len(args) == 1 and not any(a.keyword for a in node.args)) \
+                or qual in NUMPY_DYNAMIC_SHAPE:
             self._emit_check("where-one-arg", node)
         elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
                 and args[1].evaluated_value == "requires_grad":
@@ -378,7 +385,7 @@ class CallChecks(CallPatternChecks):
 
 # Which checks each visit_ method runs (errors.rules_at_risk adds the catalog's call rules).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
-    "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "next-on-argument",
+    "visit_Call": ("scalar-conversion", "tensor-str", "tensor-range", "tensor-slice-bound", "next-on-argument",
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",

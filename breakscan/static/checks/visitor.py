@@ -308,6 +308,10 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         super().visit_IfExp(node)
         self._guard(node.body, node.test)
         self._guard(node.orelse, node.test)
+        self._enter_conditional(node)
+
+    def leave_IfExp(self, original_node: cst.IfExp) -> None:
+        self._leave_conditional()
 
     def _guard(self, operand: cst.CSTNode, test: cst.BaseExpression) -> None:
         """Note that the nodes of `operand` run only as `test` decides (short-circuit `and`/`or`,
