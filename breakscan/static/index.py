@@ -855,9 +855,12 @@ class _Indexer:
         `self.f = torch.compile(self.f)` (recorded as `self:Class.attr`)."""
         stack: list[tuple[ast.AST, str, str]] = [(tree, "", "")]  # (node, class, enclosing def's qualname)
         local_defs: dict[str, dict[str, ast.AST | None]] = {}  # def qualname -> its nested defs by name
+        loop_values: dict[tuple[str, str], list[str]] = {}  # (scope, loop variable) -> compile targets
         while stack:
             node, cls, scope = stack.pop()
-            if isinstance(node, ast.ClassDef):
+            if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List)):
+                loop_values.update(self.loop_targets(node, cls, scope))
+            elif isinstance(node, ast.ClassDef):
                 cls = node.name if not scope else cls
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 if scope and local_defs.get(scope, {}).get(node.name) is node and self.compile_decorated(node):
@@ -897,6 +900,12 @@ class _Indexer:
                 nested = local_defs.get(scope, {}).get(text) if text and scope else None
                 if nested is not None:  # `torch.compile(fn, backend=cnt)` of a def of this scope
                     text = self.nested_def(nested, scope, local_defs[scope])
+                if text and loop_values:  # `for fn in (relu_mlp, gelu_mlp): torch.compile(fn)`
+                    head, call = (text[:-2], "()") if text.endswith("()") else (text, "")
+                    values = loop_values.get((scope, head))
+                    if values is not None:
+                        self.info.compile_targets.extend(v + call for v in values if not (call and v.endswith("()")))
+                        continue
                 if text:
                     self.info.compile_targets.append(text)
 
@@ -938,6 +947,32 @@ class _Indexer:
     def is_compile(self, node: ast.Call) -> bool:
         name = ast_dotted(node.func)
         return name is not None and self.info.qualify(name) in COMPILE_CALLS
+
+    def loop_targets(self, node: ast.For, cls: str, scope: str) -> dict[tuple[str, str], list[str]]:
+        """The compile-target texts (compile_target) a `for` over a literal tuple or list binds to
+        each loop variable: `for fn in (f, g)`, `for name, model in [("a", Net()), ...]`; keyed by
+        (scope, variable). A variable some element does not give a target is left out."""
+        found: dict[tuple[str, str], list[str]] = {}
+        elements = node.iter.elts  # type: ignore[attr-defined]
+        targets = [node.target] if isinstance(node.target, ast.Name) else (
+            node.target.elts if isinstance(node.target, ast.Tuple) else [])
+        for position, target in enumerate(targets):
+            if not isinstance(target, ast.Name):
+                continue
+            texts = []
+            for element in elements:
+                if isinstance(node.target, ast.Tuple):
+                    if not isinstance(element, (ast.Tuple, ast.List)) or len(element.elts) != len(targets):
+                        break
+                    element = element.elts[position]
+                text = self.compile_target(element, cls) if isinstance(element, (ast.Name, ast.Attribute, ast.Call)) else None
+                if not text:
+                    break
+                texts.append(text)
+            else:
+                if texts:
+                    found[(scope, target.id)] = texts
+        return found
 
     def compile_target(self, target: ast.AST, cls: str) -> str | None:
         """The compile-target text of an expression: `name`, `var.attr`, `Class()`, `self:Class.attr`."""
