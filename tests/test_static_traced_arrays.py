@@ -12,7 +12,8 @@ on 2.13 and 2.15:
 - `slice(s, s + 2)` built from a tensor reads the bound as `x[s:s + 2]` does (BRK258, GB0033 at
   the call): MONAI's `dense_patch_slices` builds its windows from a NumPy grid. Not where a
   conditional expression's test shows the bound is a number (`slice(-keep, None) if
-  isinstance(keep, int) else keep`, transformers' `logits_to_keep: int | torch.Tensor`).
+  isinstance(keep, int) else keep`, transformers' `logits_to_keep: int | torch.Tensor`), nor on
+  the right of `isinstance(keep, int) and keep > 0` or in the body of an `if` with that test.
 - NumPy's data-dependent shapes, `np.where(cond)`, `np.nonzero`, `np.flatnonzero`, `np.argwhere`,
   `np.unique`, are `torch.nonzero`/`torch.unique` to Dynamo (BRK105, GB0036), even on constants."""
 
@@ -167,6 +168,31 @@ NUMPY_SHAPES = '''
         main()
     '''
 
+SHORT_CIRCUIT = '''
+    import torch
+    from torch import nn
+
+
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.score = nn.Linear(4, 2)
+
+        def forward(self, h: torch.Tensor, keep: int | torch.Tensor = 0):
+            if isinstance(keep, int) and keep > 0:
+                h = h[:, -keep:]
+            whole = not isinstance(keep, torch.Tensor) or keep.numel() == 1
+            return self.score(h), whole
+
+
+    def main():
+        torch.compile(Head(), backend="eager")(torch.randn(2, 5, 4), 2)
+
+
+    if __name__ == "__main__":
+        main()
+    '''
+
 # A sequence-of-numbers parameter that the calls pass Python values stays a Python value
 PLAIN_SIZES = SIZES.replace("h, sizes = self.patchify(x)", "h, _ = self.patchify(x)\n            sizes = [(2, 2), (2, 2)]")
 
@@ -198,6 +224,17 @@ def test_numpy_data_dependent_shapes_are_predicted(tmp_path):
 @requires_torch
 def test_dynamo_confirms_the_numpy_shapes(tmp_path):
     assert_script_confirms(tmp_path, NUMPY_SHAPES, {("BRK105", 8), ("BRK105", 9), ("BRK105", 15)})
+
+
+def test_a_name_the_left_operand_shows_is_a_number_is_not_flagged(tmp_path):
+    assert not {rule for rule, line in rule_lines(static_findings(tmp_path, SHORT_CIRCUIT)) if line in (12, 13)}
+
+
+@pytest.mark.dynamic
+@pytest.mark.versions
+@requires_torch
+def test_dynamo_agrees_the_short_circuit_operand_is_a_number(tmp_path):
+    assert_script_confirms(tmp_path, SHORT_CIRCUIT, set())
 
 
 def test_a_bound_a_conditional_expression_shows_is_a_number_is_not_flagged(tmp_path):

@@ -258,6 +258,9 @@ class FunctionInfo:
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
     sub_reads: set[str] = field(default_factory=set)  # "x.y" for `self.x.y` read (a property of what `self.x` holds)
+    # "v.y" for `v.y` read with `v` a module-level name bound to a call or imported by name (a
+    # property of a module-level instance, `sched.init_sigma` with `sched = Scheduler()`)
+    global_reads: set[str] = field(default_factory=set)
     attr_stores: set[str] = field(default_factory=set)  # `obj.attr = x` targets, dotted (`self.state.v`)
     def_line: int = 0  # the `def` line (`line` is the first decorator's)
     is_generator: bool = False  # its own body yields: called, it starts a generator frame
@@ -464,6 +467,7 @@ class _Indexer:
         self.nested_seen: set[int] = set()  # ids of the nested defs indexed (nested_def)
         self.literal_assigns: dict[str, int] = {}
         self.globals_declared: set[str] = set()
+        self.instance_names: frozenset[str] = frozenset()  # module-level names that may hold an instance
 
     def imports(self, stmt: ast.stmt) -> None:
         info = self.info
@@ -1009,6 +1013,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     calls = fn.calls
     has_blocks = yields = False
     loop_attrs = fn.loop_attrs
+    instance_names = indexer.instance_names
     while stack:
         node = stack.pop()
         kind = type(node)
@@ -1034,6 +1039,8 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
             elif ctx is ast.Load and type(node.value) is ast.Attribute and type(node.value.value) is ast.Name \
                     and node.value.value.id == "self":
                 fn.sub_reads.add(f"{node.value.attr}.{node.attr}")  # a property of the object `self.x` holds
+            elif ctx is ast.Load and type(node.value) is ast.Name and node.value.id in instance_names:
+                fn.global_reads.add(f"{node.value.id}.{node.attr}")  # a property of a module-level instance
             elif ctx is ast.Store:  # `obj.attr = x`: a project `__setattr__` or property setter runs
                 receiver = ast_dotted(node.value)
                 if receiver:
@@ -1934,10 +1941,23 @@ def _names_dynamo_settings(source: str) -> bool:
                 and _COMPILE_OPTION.search(source) is not None))
 
 
+def _instance_names(tree: ast.Module) -> frozenset[str]:
+    """Module-level names bound to a call (`sched = Scheduler()`) or imported by name (`from .run
+    import sched`): the names whose attribute reads FunctionInfo.global_reads records."""
+    names: set[str] = set()
+    for stmt in tree.body:
+        if type(stmt) is ast.Assign and type(stmt.value) is ast.Call:
+            names.update(t.id for t in stmt.targets if type(t) is ast.Name)
+        elif type(stmt) is ast.ImportFrom:
+            names.update(a.asname or a.name for a in stmt.names if a.name != "*")
+    return frozenset(names)
+
+
 def build_module_info(path: Path, tree: ast.Module, source: str = "", name: str | None = None) -> ModuleInfo:
     """Index one module parsed by `ast.parse`; `source` enables cheap text pre-filters."""
     info = ModuleInfo(path=path, name=name or module_name_for(path))
     indexer = _Indexer(info, source)
+    indexer.instance_names = _instance_names(tree)
     indexer.statements(tree.body)
     if not source or _calls_compile(source) or "torch.compile" in info.imports.values():
         indexer.module_calls(tree)  # also for `tc(fn)` with `tc` bound to torch.compile

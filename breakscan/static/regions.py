@@ -361,9 +361,17 @@ class RegionFinder:
         self._expand_stores(region)
 
     def _expand_properties(self, region: Region) -> None:
-        """Property getters of the region's class read as `self.x` in its function, and of the
+        """Property getters of the region's class read as `self.x` in its function, of the
         project classes an attribute holds read as `self.sub.x` (`self.scheduler.init_noise_sigma`:
-        Dynamo runs the getter there)."""
+        Dynamo runs the getter there), and of a module-level instance read as `sched.x`
+        (`sched = Scheduler()` in this module or imported; ProjectIndex.instance_method)."""
+        for read in sorted(region.function.global_reads):
+            name, _, attr = read.partition(".")
+            if name in region.function.params:
+                continue  # a parameter of the same name
+            found = self.index.instance_method(f"{region.module.qualify(name)}.{attr}")
+            if found and PROPERTY_DECORATORS & set(found[2].decorators):
+                self._add(*found, region.chain + (found[2].qualname,))
         self_cls = region.dispatch or region.cls
         if self_cls is None:
             return

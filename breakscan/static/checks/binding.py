@@ -203,33 +203,52 @@ class Binder:
 
     def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
         """On a path where `test` has the value `truth`, a name the test shows is not a tensor,
-        taken for one so far, is bound UNKNOWN (a float, a list, a NumPy array...)."""
+        taken for one so far, is bound UNKNOWN (a float, a list, a NumPy array...). Each operand of
+        an `and` that is true (of an `or` that is false) counts."""
+        if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if truth else cst.Or):
+            self._not_a_tensor(test.left, truth)
+            self._not_a_tensor(test.right, truth)
+            return
         narrowed = tensor_test(test)
         if self.env is not None and narrowed is not None and narrowed[1] is not truth:
             name = cst.Name(narrowed[0])
             if self.env.kind(name) in TENSORISH:  # a tuple of tensors stays one
                 self.env.bind(name, T.UNKNOWN)
 
-    def _enter_conditional(self, node: cst.IfExp) -> None:
-        """`slice(-k, None) if isinstance(k, int) else k`: a name the test proves is no tensor
-        where it holds (tensor_test) is no tensor in the whole expression while the walk is in it
-        (the path that uses it as one goes unchecked: precision first). Call from visit_IfExp;
-        _leave_conditional restores it."""
-        narrowed = tensor_test(node.test)
+    def _narrow(self, test: cst.BaseExpression, holds: bool) -> tuple[TypeEnv, dict[str, T]] | None:
+        """Where an operand runs only while `test` is `holds` (`isinstance(k, int) and k > 0`, the
+        body of `... if isinstance(k, int) else ...`), a name the test shows is no tensor there
+        (tensor_test) is bound UNKNOWN; returns what _widen restores, or None."""
+        narrowed = tensor_test(test)
         env = self.env
-        saved = None
-        if env is not None and narrowed is not None and not narrowed[1] \
-                and env.kind(cst.Name(narrowed[0])) in TENSORISH:
-            saved = (env, env.bound())
-            env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
+        if env is None or narrowed is None or narrowed[1] is holds \
+                or env.kind(cst.Name(narrowed[0])) not in TENSORISH:
+            return None
+        saved = (env, env.bound())
+        env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
+        return saved
+
+    @staticmethod
+    def _widen(saved: tuple[TypeEnv, dict[str, T]] | None) -> None:
+        """Undo a _narrow."""
+        if saved is not None:
+            saved[0].restore(saved[1])
+
+    def _enter_conditional(self, node: cst.IfExp | cst.BooleanOperation) -> None:
+        """`slice(-k, None) if isinstance(k, int) else k`, `isinstance(k, int) and k > 0`: a name
+        the test shows is no tensor where the operand runs is no tensor while the walk is in the
+        expression (for a conditional expression, its `else` too: precision first). Call from
+        visit_IfExp / visit_BooleanOperation; _leave_conditional restores it."""
+        if isinstance(node, cst.IfExp):
+            saved = self._narrow(node.test, holds=True)
+        else:
+            saved = self._narrow(node.left, holds=isinstance(node.operator, cst.And))
         self.__dict__.setdefault("_conditionals", []).append(saved)
 
     def _leave_conditional(self) -> None:
-        """Undo the innermost _enter_conditional (call from leave_IfExp)."""
+        """Undo the innermost _enter_conditional (call from leave_IfExp / leave_BooleanOperation)."""
         stack = self.__dict__.get("_conditionals")
-        saved = stack.pop() if stack else None
-        if saved is not None:
-            saved[0].restore(saved[1])
+        self._widen(stack.pop() if stack else None)
 
     def _switch_branch(self, node: cst.If | cst.Else) -> None:
         """`node` is the `else`/`elif` of the innermost open `if`: keep its body's state and walk

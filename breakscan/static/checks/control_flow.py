@@ -120,8 +120,10 @@ class ControlFlowChecks(CheckBase):
                 return
             if _is_metadata_condition(test.left):  # the right side runs only for some configs
                 self._conditional.add(id(test.right))
-            else:
+            else:  # `isinstance(k, int) and k > 0`: no tensor `k` on the right
+                narrowed = self._narrow(test.left, holds=isinstance(test.operator, cst.And))
                 self._check_test(test.right, guard or test.left)
+                self._widen(narrowed)
             return
         if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
             return  # visit_UnaryOperation checks the operand

@@ -302,7 +302,11 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
     def visit_BooleanOperation(self, node: cst.BooleanOperation) -> bool:
         walk_right = super().visit_BooleanOperation(node)  # False: the right side never runs under Dynamo
         self._guard(node.right, node.left)
+        self._enter_conditional(node)
         return walk_right
+
+    def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
+        self._leave_conditional()
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         super().visit_IfExp(node)
