@@ -77,17 +77,23 @@ class CheckBase(Binder):
             return [], False
         cls_name = region.function.qualname.rpartition(".")[0]
         cache = self.__dict__.setdefault("_class_assignments_cache", {})
-        if (cls_name, attr) not in cache:
-            found, complete = [], True
+        per_class = cache.get(cls_name)
+        if per_class is None:  # one walk of the class's methods for all its attributes
+            values: dict[str, list[tuple[cst.BaseExpression, cst.FunctionDef, tuple[str, int]]]] = {}
+            stores: dict[str, int] = {}
             for key, method in self.functions.items():
                 if key[0].rpartition(".")[0] != cls_name:
                     continue
-                values = [assign.value for assign in iter_nodes(method.body, cst.Assign)
-                          for t in assign.targets if self_attribute(t.target) == attr]
-                complete = complete and sum(1 for t in store_targets(method) if self_attribute(t) == attr) == len(values)
-                found += [(value, method, key) for value in values]
-            cache[(cls_name, attr)] = (found, complete)
-        return cache[(cls_name, attr)]
+                for assign in iter_nodes(method.body, cst.Assign):
+                    for t in assign.targets:
+                        if name := self_attribute(t.target):
+                            values.setdefault(name, []).append((assign.value, method, key))
+                for t in store_targets(method):
+                    if name := self_attribute(t):
+                        stores[name] = stores.get(name, 0) + 1
+            per_class = cache[cls_name] = (values, stores)
+        found = per_class[0].get(attr, [])
+        return found, per_class[1].get(attr, 0) == len(found)
 
     # emit --------------------------------------------------------------------------------
     def _emit_check(self, check: str, node: cst.CSTNode) -> None:
