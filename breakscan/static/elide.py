@@ -109,11 +109,11 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
     called, indexed = set(_SELF_CALLED.findall(text)), set(_SELF_ELEMENT.findall(text))
 
     stores = {id(fn): {a[len("self."):] for a in fn.attr_stores if a.startswith("self.")} for fn in candidates}
+    lambdas = {id(fn) for fn in candidates if stores[id(fn)] and says_lambda(lines, fn)}
 
     def read(fn) -> bool:
         stored = stores[id(fn)]
-        return fn.name in words or bool(stored & indexed) or (
-            bool(stored & called) and bool(_LAMBDA.search("".join(lines[fn.line - 1:fn.end_line]))))
+        return fn.name in words or bool(stored & indexed) or (id(fn) in lambdas and bool(stored & called))
 
     pending = list(candidates)
     while True:
@@ -126,6 +126,12 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
             words.update(_WORD.findall(body))
             called.update(_SELF_CALLED.findall(body))
             indexed.update(_SELF_ELEMENT.findall(body))
+
+
+def says_lambda(lines: list[str], fn) -> bool:
+    """Whether a line of the def `fn` (an index FunctionInfo: `line`..`end_line`, 1-based) of the
+    module `lines` says `lambda`: a cheap test before walking it for a lambda it stores."""
+    return any(_LAMBDA.search(line) for line in lines[fn.line - 1:fn.end_line])
 
 
 def _newline(line: str) -> str:

@@ -88,6 +88,11 @@ class Region:
         return self.function.qualname
 
 
+def _getter(found: Target | None) -> Target | None:
+    """`found` when it is a property getter (`@property`, `functools.cached_property`), else None."""
+    return found if found and PROPERTY_DECORATORS & set(found[2].decorators) else None
+
+
 def _is_module_class(cls: ClassInfo) -> bool:
     return "forward" in cls.methods and bool(cls.bases)
 
@@ -369,8 +374,7 @@ class RegionFinder:
             name, _, attr = read.partition(".")
             if name in region.function.params:
                 continue  # a parameter of the same name
-            found = self.index.instance_method(f"{region.module.qualify(name)}.{attr}")
-            if found and PROPERTY_DECORATORS & set(found[2].decorators):
+            if found := _getter(self.index.instance_method(f"{region.module.qualify(name)}.{attr}")):
                 self._add(*found, region.chain + (found[2].qualname,))
         self_cls = region.dispatch or region.cls
         if self_cls is None:
@@ -386,10 +390,8 @@ class RegionFinder:
                     self._add(*found, region.chain + (found[2].qualname,))
 
     def _getter(self, cls_qualname: str, name: str) -> Target | None:
-        """The property getter (`@property`, `functools.cached_property`) `name` of the project
-        class `cls_qualname` or its project bases, or None."""
-        found = self.index.method(cls_qualname, name)
-        return found if found and PROPERTY_DECORATORS & set(found[2].decorators) else None
+        """The property getter `name` of the project class `cls_qualname` or its project bases, or None."""
+        return _getter(self.index.method(cls_qualname, name))
 
     def _expand_stores(self, region: Region) -> None:
         """What `obj.attr = x` in the region's function runs: a property setter of `obj`'s class

@@ -676,7 +676,7 @@ class TypeEnv:
                     return T.UNKNOWN  # a subclass's own method (`img.peek_pending_rank()`): not a tensor op
                 if meth in SHAPE_METHODS:
                     return T.SHAPE
-                if meth == "numpy":
+                if meth == "numpy":  # in NON_TENSOR_METHODS for the fixes: no torch tensor to rewrite
                     return T.TENSOR  # Dynamo traces the array as a tensor (torch._numpy), like NUMPY_ARRAY_FUNCS
                 if meth in NON_TENSOR_METHODS:
                     return T.SCALAR

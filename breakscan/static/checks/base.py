@@ -57,8 +57,10 @@ class CheckBase(Binder):
     def _function_stores(self) -> list[cst.BaseExpression]:
         """call_sites.store_targets of the function being walked (empty outside one), once per def."""
         fn = self.env.function if self.env is not None else None
-        if fn is None:
-            return []
+        return self._stores_of(fn) if fn is not None else []
+
+    def _stores_of(self, fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+        """call_sites.store_targets of `fn`, once per def."""
         cache = self.__dict__.setdefault("_function_stores_cache", {})
         if id(fn) not in cache:
             from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
@@ -70,8 +72,6 @@ class CheckBase(Binder):
         class: `(value, method, its (qualname, occurrence))`, and whether those are all the stores
         to it (not `self.x += 1`, `self.x, y = ...`). Empty without a region class; once per class
         and attribute."""
-        from breakscan.static.checks.call_sites import store_targets  # call_sites imports this module
-
         region = self.region
         if region is None or region.cls is None:
             return [], False
@@ -88,7 +88,7 @@ class CheckBase(Binder):
                     for t in assign.targets:
                         if name := self_attribute(t.target):
                             values.setdefault(name, []).append((assign.value, method, key))
-                for t in store_targets(method):
+                for t in self._stores_of(method):
                     if name := self_attribute(t):
                         stores[name] = stores.get(name, 0) + 1
             per_class = cache[cls_name] = (values, stores)

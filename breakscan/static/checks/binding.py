@@ -201,31 +201,33 @@ class Binder:
             else:
                 names.pop(name, None)
 
-    def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
-        """On a path where `test` has the value `truth`, a name the test shows is not a tensor,
-        taken for one so far, is bound UNKNOWN (a float, a list, a NumPy array...). Each operand of
-        an `and` that is true (of an `or` that is false) counts."""
+    def _non_tensors(self, test: cst.BaseExpression, truth: bool) -> list[str]:
+        """The names taken for tensors (a tuple of tensors stays one) that `test` shows are not
+        tensors where it has the value `truth` (tensor_test: a float, a list, a NumPy array...).
+        Each operand of an `and` that is true (of an `or` that is false) counts."""
         if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And if truth else cst.Or):
-            self._not_a_tensor(test.left, truth)
-            self._not_a_tensor(test.right, truth)
-            return
+            return self._non_tensors(test.left, truth) + self._non_tensors(test.right, truth)
         narrowed = tensor_test(test)
-        if self.env is not None and narrowed is not None and narrowed[1] is not truth:
-            name = cst.Name(narrowed[0])
-            if self.env.kind(name) in TENSORISH:  # a tuple of tensors stays one
-                self.env.bind(name, T.UNKNOWN)
+        if self.env is None or narrowed is None or narrowed[1] is truth:
+            return []
+        return [narrowed[0]] if self.env.kind(cst.Name(narrowed[0])) in TENSORISH else []
+
+    def _not_a_tensor(self, test: cst.BaseExpression, truth: bool) -> None:
+        """On a path where `test` has the value `truth`, bind the names it shows are not tensors
+        (_non_tensors) UNKNOWN."""
+        for name in self._non_tensors(test, truth):
+            self.env.bind(cst.Name(name), T.UNKNOWN)
 
     def _narrow(self, test: cst.BaseExpression, holds: bool) -> tuple[TypeEnv, dict[str, T]] | None:
         """Where an operand runs only while `test` is `holds` (`isinstance(k, int) and k > 0`, the
-        body of `... if isinstance(k, int) else ...`), a name the test shows is no tensor there
-        (tensor_test) is bound UNKNOWN; returns what _widen restores, or None."""
-        narrowed = tensor_test(test)
-        env = self.env
-        if env is None or narrowed is None or narrowed[1] is holds \
-                or env.kind(cst.Name(narrowed[0])) not in TENSORISH:
+        body of `... if isinstance(k, int) else ...`), _not_a_tensor for the walk there; returns
+        what _widen restores, or None when nothing was bound."""
+        names = self._non_tensors(test, holds)
+        if not names:
             return None
-        saved = (env, env.bound())
-        env.bind(cst.Name(narrowed[0]), T.UNKNOWN)
+        saved = (self.env, self.env.bound())
+        for name in names:
+            self.env.bind(cst.Name(name), T.UNKNOWN)
         return saved
 
     @staticmethod

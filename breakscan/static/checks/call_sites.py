@@ -146,9 +146,8 @@ def _numbers(ann: cst.BaseExpression | None) -> bool:
         ann = ann.slice[0].slice.value
     if isinstance(ann, cst.Subscript) and (dotted_name(ann.value) or "").rsplit(".", 1)[-1] in _NUMBER_SEQUENCES:
         members = [e.slice.value for e in ann.slice if isinstance(e.slice, cst.Index)]
-        return len(members) == len(ann.slice) and all(
-            _numbers(m) or isinstance(m, cst.Ellipsis) for m in members) and not all(
-            isinstance(m, cst.Ellipsis) for m in members)
+        numbers = [m for m in members if not isinstance(m, cst.Ellipsis)]  # `Tuple[int, ...]`
+        return len(members) == len(ann.slice) and bool(numbers) and all(_numbers(m) for m in numbers)
     return isinstance(ann, cst.Name) and ann.value in ("int", "float", "bool")
 
 

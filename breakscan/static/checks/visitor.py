@@ -20,6 +20,7 @@ from breakscan.static.checks.mutation import MutationChecks
 from breakscan.static.checks.operators import OperatorChecks
 from breakscan.static.checks.rule_index import Hit, RuleIndex
 from breakscan.static.checks.sparse_flow import SparseFlowChecks
+from breakscan.static.elide import says_lambda
 from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, ProjectIndex
 from breakscan.static.regions import HIGHER_ORDER_BRANCHES, Region
 from breakscan.static.syntax import REORDERABLE_PRINT, dotted_name
@@ -251,11 +252,11 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         """(lambda, the method storing it, that method's index entry) for `self.<attr> = ...` in
         the methods of the walked region's class (CheckBase._class_assignments)."""
         cls = self.info.classes.get(self.region.function.qualname.rpartition(".")[0]) if self.region else None
-        if cls is not None and not self._writes_lambdas(cls):
+        if cls is None or not self._writes_lambdas(cls):
             return []
         found = []
         for value, method, (qualname, occurrence) in self._class_assignments(attr)[0]:
-            info = cls.methods.get(qualname.rpartition(".")[2]) if cls is not None else None
+            info = cls.methods.get(qualname.rpartition(".")[2])
             if info is not None and info.occurrence == occurrence and info.end_line:
                 found += [(lam, method, info) for lam in _stored_lambdas(value)]
         return found
@@ -270,9 +271,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
             else:
                 if self._source_lines is None:
                     self._source_lines = self.source.splitlines()
-                lines = self._source_lines
-                known[cls.qualname] = any("lambda" in line for fn in cls.methods.values() if fn.end_line
-                                          for line in lines[fn.line - 1:fn.end_line])
+                known[cls.qualname] = any(says_lambda(self._source_lines, fn) for fn in cls.methods.values())
         return known[cls.qualname]
 
     def _inline_lambda(self, call: cst.Call, lam: cst.Lambda, holder: cst.FunctionDef, info: FunctionInfo) -> None:
