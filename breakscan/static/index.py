@@ -648,6 +648,8 @@ class _Indexer:
         comprehensions: list[ast.AST] = []
         blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, _function_defaults(node),
                                         comprehensions)
+        if fn.global_reads:
+            fn.global_reads = _unshadowed(fn.global_reads, node, bindings, self.globals_declared)
         if comprehensions:
             fn.comprehension_calls = comprehension_calls(self.info, node, comprehensions)
         classes, fn.factory_locals, fn.rebound = _local_instances(self.info, node, bindings)
@@ -1939,6 +1941,23 @@ def _names_dynamo_settings(source: str) -> bool:
     return (("_dynamo" in source and _DYNAMO_CONFIG.search(source) is not None) or "TORCHDYNAMO_" in source
             or (("fullgraph" in source or "nopython" in source or "dynamic=" in source or "dynamic =" in source)
                 and _COMPILE_OPTION.search(source) is not None))
+
+
+def _unshadowed(reads: set[str], node: ast.FunctionDef | ast.AsyncFunctionDef, bindings: list[ast.AST],
+                declared_global: set[str]) -> set[str]:
+    """The `v.attr` reads of `reads` whose `v` the def does not bind itself: a parameter (any
+    kind) or a name it stores (`sched = Other()`, a `for`/`with` target, a nested def) is a local
+    for the whole body, so `sched.x` there is not the module-level instance's property. A name
+    declared `global` (anywhere in the module) stays the instance."""
+    args = node.args
+    local = {a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg) if a}
+    for bound in bindings:
+        if type(bound) is ast.Name:
+            local.add(bound.id)
+        elif type(bound) in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            local.add(bound.name)
+    local -= declared_global
+    return {read for read in reads if read.partition(".")[0] not in local}
 
 
 def _instance_names(tree: ast.Module) -> frozenset[str]:
