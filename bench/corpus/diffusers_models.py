@@ -924,3 +924,116 @@ CASES += [
         "diffusers.models.embeddings.PixArtAlphaTextProjection", _tensors((1, 6, 16)), in_features=16,
         hidden_size=32)),
 ]
+
+
+def _label_inputs(device):
+    import torch
+
+    return (torch.tensor([10, 20], device=device), torch.tensor([1, 3], device=device)), {}
+
+
+def _labels_only(device):
+    import torch
+
+    return (torch.tensor([1, 3], device=device),), {}
+
+
+def _adaln_single_inputs(device):
+    import torch
+
+    return (torch.tensor([10, 20], device=device),), {"batch_size": 2, "hidden_dtype": torch.float32,
+                                                      "added_cond_kwargs": {"resolution": None, "aspect_ratio": None}}
+
+
+def _temb_block(path: str, shape, temb_dim: int, **config):
+    """A block taking a feature map and a time embedding (``forward(x, temb)``)."""
+
+    def inputs(device):
+        import torch
+
+        return (torch.randn(*shape, device=device), torch.randn(1, temb_dim, device=device)), {}
+
+    return _block(path, inputs, **config)
+
+
+def _vq_input(device):
+    import torch
+
+    return (torch.randn(1, 4, 8, 8, device=device),), {}
+
+
+
+def _k_cross_attn_down(device):
+    import torch
+    from diffusers.models.unets.unet_2d_blocks import KCrossAttnDownBlock2D
+
+    block = KCrossAttnDownBlock2D(in_channels=16, out_channels=16, temb_channels=32, cross_attention_dim=16,
+                                  num_layers=1, resnet_group_size=8, attention_head_dim=8)
+    return block, (torch.randn(1, 16, 8, 8, device=device), torch.randn(1, 32, device=device),
+                   torch.randn(1, 4, 16, device=device)), {}
+
+
+def _transformer_temporal(device):
+    import torch
+    from diffusers.models.transformers.transformer_temporal import TransformerTemporalModel
+
+    model = TransformerTemporalModel(num_attention_heads=2, attention_head_dim=8, in_channels=16, norm_num_groups=8)
+    return model, (torch.randn(4, 16, 4, 4, device=device),), {"num_frames": 2, "return_dict": False}
+
+
+def _autoencoder_dc(device):
+    import torch
+    from diffusers import AutoencoderDC
+
+    model = AutoencoderDC(in_channels=3, latent_channels=4, attention_head_dim=8,
+                          encoder_block_types=("ResBlock", "EfficientViTBlock"),
+                          decoder_block_types=("ResBlock", "EfficientViTBlock"),
+                          encoder_block_out_channels=(16, 32), decoder_block_out_channels=(16, 32),
+                          encoder_layers_per_block=(1, 1), decoder_layers_per_block=(1, 1),
+                          encoder_qkv_multiscales=((), (5,)), decoder_qkv_multiscales=((), (5,)),
+                          upsample_block_type="interpolate", downsample_block_type="Conv",
+                          decoder_norm_types="rms_norm", decoder_act_fns="silu")
+    return model, (torch.randn(1, 3, 16, 16, device=device),), {}
+
+
+# Eighteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("diffusers", "AutoencoderDC", _autoencoder_dc),
+    Case("diffusers", "embeddings.CombinedTimestepLabelEmbeddings", _block(
+        "diffusers.models.embeddings.CombinedTimestepLabelEmbeddings", _label_inputs, num_classes=4,
+        embedding_dim=32)),
+    Case("diffusers", "embeddings.LabelEmbedding", _block("diffusers.models.embeddings.LabelEmbedding", _labels_only,
+                                                          num_classes=4, hidden_size=16, dropout_prob=0.1)),
+    Case("diffusers", "embeddings.GaussianFourierProjection", _block(
+        "diffusers.models.embeddings.GaussianFourierProjection", _tensors((2,)), embedding_size=8)),
+    Case("diffusers", "normalization.AdaLayerNormContinuous", _block(
+        "diffusers.models.normalization.AdaLayerNormContinuous", _tensors((1, 6, 16), (1, 8)), embedding_dim=16,
+        conditioning_embedding_dim=8)),
+    Case("diffusers", "normalization.AdaLayerNormSingle", _block(
+        "diffusers.models.normalization.AdaLayerNormSingle", _adaln_single_inputs, embedding_dim=16)),
+    Case("diffusers", "resnet.ResnetBlockCondNorm2D", _temb_block(
+        "diffusers.models.resnet.ResnetBlockCondNorm2D", (1, 8, 8, 8), 16, in_channels=8, out_channels=8,
+        temb_channels=16, groups=4, time_embedding_norm="ada_group")),
+    Case("diffusers", "downsampling.FirDownsample2D", _block(
+        "diffusers.models.downsampling.FirDownsample2D", _tensors((1, 8, 8, 8)), channels=8, out_channels=8,
+        use_conv=True)),
+    Case("diffusers", "upsampling.KUpsample2D", _block("diffusers.models.upsampling.KUpsample2D",
+                                                       _tensors((1, 8, 8, 8)))),
+    Case("diffusers", "attention.FeedForward_geglu", _block("diffusers.models.attention.FeedForward",
+                                                            _tensors((1, 6, 16)), dim=16, activation_fn="geglu")),
+    Case("diffusers", "vae.Encoder", _block("diffusers.models.autoencoders.vae.Encoder", _tensors((1, 3, 16, 16)),
+                                            in_channels=3, out_channels=4, block_out_channels=(16, 32),
+                                            down_block_types=("DownEncoderBlock2D", "DownEncoderBlock2D"),
+                                            layers_per_block=1, norm_num_groups=8)),
+    Case("diffusers", "vae.Decoder", _block("diffusers.models.autoencoders.vae.Decoder", _tensors((1, 4, 8, 8)),
+                                            in_channels=4, out_channels=3, block_out_channels=(16, 32),
+                                            up_block_types=("UpDecoderBlock2D", "UpDecoderBlock2D"),
+                                            layers_per_block=1, norm_num_groups=8)),
+    Case("diffusers", "vq_model.VectorQuantizer", _block("diffusers.models.autoencoders.vae.VectorQuantizer",
+                                                         _vq_input, n_e=16, vq_embed_dim=4, beta=0.25)),
+    Case("diffusers", "unet_2d_blocks.AttnDownBlock2D", _temb_block(
+        "diffusers.models.unets.unet_2d_blocks.AttnDownBlock2D", (1, 16, 8, 8), 32, in_channels=16,
+        out_channels=16, temb_channels=32, num_layers=1, resnet_groups=8, attention_head_dim=8)),
+    Case("diffusers", "unet_2d_blocks.KCrossAttnDownBlock2D", _k_cross_attn_down),
+    Case("diffusers", "transformer_temporal.TransformerTemporalModel", _transformer_temporal),
+]

@@ -655,3 +655,81 @@ CASES += [
     _transform_call("transforms.SavitzkyGolaySmooth", "SavitzkyGolaySmooth", _channel_first_image, window_length=5,
                     order=2),
 ]
+
+
+def _masked_loss(device):
+    import torch
+    from monai.losses import DiceLoss, MaskedLoss
+
+    pred = torch.rand(2, 1, 16, 16, device=device)
+    target = (torch.rand(2, 1, 16, 16, device=device) > 0.5).float()
+    mask = (torch.rand(2, 1, 16, 16, device=device) > 0.3).float()
+    return MaskedLoss(DiceLoss, sigmoid=True), (pred, target, mask), {}
+
+
+
+def _diffusion_encoder(device):
+    import torch
+    from monai.networks.nets.diffusion_model_unet import DiffusionModelEncoder
+
+    model = DiffusionModelEncoder(spatial_dims=2, in_channels=1, out_channels=2, channels=(8, 8),
+                                  attention_levels=(False, True), num_res_blocks=1, num_head_channels=8,
+                                  norm_num_groups=4)
+    return model, (torch.randn(1, 1, 64, 64, device=device), torch.randint(0, 100, (1,), device=device).long()), {}
+
+
+def _apply_filter_inputs(device):
+    import torch
+
+    return (torch.randn(2, 3, 16, 16, device=device), torch.ones(3, 3, device=device) / 9), {}
+
+
+def _reshape(device):
+    import torch
+    from monai.networks.layers import Reshape
+
+    return Reshape(2, 8, 8), (torch.randn(2, 128, device=device),), {}
+
+
+def _skip_connection(device):
+    import torch
+    from monai.networks.layers import SkipConnection
+
+    return SkipConnection(torch.nn.Conv2d(2, 2, 3, padding=1), mode="cat"), (torch.randn(2, 2, 8, 8, device=device),), {}
+
+
+def _normalize_transform_inputs(device):
+    return ((16, 16),), {"device": device, "align_corners": False}
+
+
+def _atss(device):
+    import torch
+    from monai.apps.detection.utils.ATSS_matcher import ATSSMatcher
+
+    boxes, _ = _boxes(device)
+    anchors = torch.cat([torch.rand(32, 2, device=device) * 20, torch.rand(32, 2, device=device) * 20 + 25], dim=1)
+    return ATSSMatcher(num_candidates=4, center_in_gt=False), (boxes[:3], anchors, [16, 16], 1), {}
+
+
+
+def _froc_inputs(device):
+    import numpy as np
+
+    return (np.array([0.2, 0.5, 1.0, 3.0, 6.0]), np.array([0.1, 0.3, 0.5, 0.7, 0.9])), {}
+
+
+# Eighteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("monai", "BasicUNet_3d", _net("BasicUNet", shape=(1, 1, 32, 32, 32), spatial_dims=3, in_channels=1,
+                                       out_channels=2, features=(4, 4, 8, 8, 16, 4))),
+    Case("monai", "DiffusionModelEncoder", _diffusion_encoder),
+    Case("monai", "MaskedLoss", _masked_loss),
+    Case("monai", "TverskyLoss_softmax", _loss("TverskyLoss", softmax=True, to_onehot_y=True, alpha=0.3, beta=0.7)),
+    function_case("monai", "monai.metrics.compute_froc_score", _froc_inputs),
+    function_case("monai", "monai.networks.layers.apply_filter", _apply_filter_inputs, name="layers.apply_filter"),
+    Case("monai", "layers.Reshape", _reshape),
+    Case("monai", "layers.SkipConnection", _skip_connection),
+    function_case("monai", "monai.networks.utils.normalize_transform", _normalize_transform_inputs),
+    function_case("monai", "monai.data.box_utils.box_pair_giou", _box_pairs),
+    Case("monai", "apps.detection.ATSSMatcher", _atss),
+]

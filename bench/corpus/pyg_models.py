@@ -910,3 +910,71 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.normalized_cut", _normalized_cut_input),
     function_case("torch_geometric", "torch_geometric.nn.max_pool_x", _pool_x_input),
 ]
+
+
+def _typed_conv(cls: str, *args, **kwargs):
+    """A relational convolution on the 12-node graph with three edge types."""
+
+    def factory(device):
+        import torch
+        from torch_geometric import nn
+
+        (x, edge_index), _ = _graph(device)
+        return getattr(nn, cls)(*args, **kwargs), (x, edge_index, torch.randint(0, 3, (EDGES,), device=device)), {}
+
+    return factory
+
+
+def _sage_lstm(device):
+    """SAGEConv with LSTM aggregation: edges sorted by destination, as that aggregation requires."""
+    from torch_geometric.nn import SAGEConv
+
+    (x, edge_index), _ = _graph(device)
+    return SAGEConv(FEATURES, 16, aggr="lstm"), (x, edge_index[:, edge_index[1].argsort()]), {}
+
+
+def _jumping_knowledge(device):
+    import torch
+    from torch_geometric.nn import JumpingKnowledge
+
+    return JumpingKnowledge("cat"), ([torch.randn(NODES, 16, device=device) for _ in range(3)],), {}
+
+
+def _index_sort_input(device):
+    import torch
+
+    return (torch.randint(0, 50, (EDGES,), device=device),), {"max_value": 50}
+
+
+
+def _get_num_hops_input(device):
+    from torch_geometric.nn.models import GCN
+
+    return (GCN(FEATURES, 16, num_layers=2),), {}
+
+
+
+def _dropout_adj_input(device):
+    import torch
+
+    return (torch.randint(0, NODES, (2, EDGES), device=device),), {"p": 0.3, "training": True}
+
+
+# Eighteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    Case("torch_geometric", "SAGEConv_lstm", _sage_lstm),
+    Case("torch_geometric", "RGCNConv_blocks", _typed_conv("RGCNConv", FEATURES, 16, num_relations=3, num_blocks=4)),
+    Case("torch_geometric", "FiLMConv_relations", _typed_conv("FiLMConv", FEATURES, 16, num_relations=3)),
+    Case("torch_geometric", "RGATConv_additive", _typed_conv("RGATConv", FEATURES, 8, num_relations=3,
+                                                           attention_mode="additive-self-attention",
+                                                           attention_mechanism="across-relation")),
+    Case("torch_geometric", "GATConv_residual", _conv("GATConv", FEATURES, 8, heads=2, residual=True)),
+    Case("torch_geometric", "TransformerConv_concat_false", _conv("TransformerConv", FEATURES, 8, heads=2,
+                                                                  concat=False, root_weight=False)),
+    Case("torch_geometric", "GCNConv_improved", _conv("GCNConv", FEATURES, 16, improved=True, normalize=True)),
+    Case("torch_geometric", "APPNP_dropout", _conv("APPNP", K=3, alpha=0.2, dropout=0.5)),
+    Case("torch_geometric", "JumpingKnowledge_cat", _jumping_knowledge),
+    function_case("torch_geometric", "torch_geometric.utils.index_sort", _index_sort_input),
+    function_case("torch_geometric", "torch_geometric.utils.get_num_hops", _get_num_hops_input),
+    function_case("torch_geometric", "torch_geometric.utils.dropout_adj", _dropout_adj_input),
+]
