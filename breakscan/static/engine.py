@@ -591,6 +591,8 @@ def _check_module(item: _Parsed, regions: list[Region], index: ProjectIndex, rul
         if guard is not None and guard.line <= span.line <= guard.end_line:
             # Behind a test on its own line: Dynamo tracing that line does not show that it ran.
             extra["guard_lines"] = list(range(guard.line, guard.end_line + 1))
+        if hit.in_handler:
+            extra["except_handler"] = True  # runs only when the `try` body raises: skips no frame
         findings.append(Finding(
             rule_id=hit.rule.id, kind=hit.rule.kind, path=str(item.path), line=span.line,
             column=span.column, end_line=span.end_line, end_column=span.end_column,

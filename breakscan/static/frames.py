@@ -109,9 +109,11 @@ class SkippedFrames:
             self._spans[str(region.module.path)].append((fn.line, fn.end_line or fn.line, region.key))
         for f in findings:
             # A break behind a test on its own line (`extra.guard_lines`: `p > 0 and random() < p`)
-            # may never run: precision first, it skips no frame.
+            # may never run: precision first, it skips no frame. Nor does one in an `except`
+            # handler (`extra.except_handler`): it runs only when the `try` body raises.
             if f.kind in BREAK_KINDS and f.status is Status.PREDICTED and f.rule_id.startswith("BRK") \
-                    and not f.rule_id.startswith("BRK9") and not f.extra.get("guard_lines"):
+                    and not f.rule_id.startswith("BRK9") and not f.extra.get("guard_lines") \
+                    and not f.extra.get("except_handler"):
                 key = self._region_at(f.path, f.line)
                 if key is not None:
                     self._direct[key].append((f.path, f.line))

@@ -39,6 +39,7 @@ class CheckBase(Binder):
     _disabled_locals: list[set[str]]  # per scope: locals bound to `torch.compiler.disable(fn)`
     _guessed: list[set[str]]
     _guards: dict[int, cst.BaseExpression]  # id of a node that runs only behind a test -> that test
+    _handlers: int  # depth of `except` handlers around the node being walked
     _pending_inits: list[tuple[cst.Call, int]]  # `super().__init__()` calls of a traced module __init__
     _breaks_at_def: int  # `_breaks` when the walk entered the current region function
     _root_extent: tuple[int, int, int] | None  # lines of `_root`'s def when not the region function
@@ -108,7 +109,7 @@ class CheckBase(Binder):
         if under:  # in a nested def or lambda passed to torch.cond: reported as the branch's error
             region = dataclasses.replace(region, under=under)
         self.hits.append(Hit(rule, node, region, self._root[1], self._guards.get(id(node)),
-                             self._root_extent))
+                             self._root_extent, self._handlers > 0))
         if rule.kind.value == "graph-break":
             self._breaks += 1
 

@@ -23,6 +23,9 @@ class Hit:
     # (first line, last line, indent) of `function` when it is not the region function: the
     # method holding a lambda stored on `self` that the region calls (RegionVisitor.leave_Call)
     extent: tuple[int, int, int] | None = None
+    # inside an `except` handler: code that runs only when its `try` body raises, which Dynamo
+    # does not trace unless tracing raised (frames.SkippedFrames: it skips no frame)
+    in_handler: bool = False
 
 
 class RuleIndex:

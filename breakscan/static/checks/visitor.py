@@ -79,6 +79,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._guessed: list[set[str]] = []  # per scope: tensors only by the root-parameter convention
         self._unchecked: list[cst.FunctionDef | None] = []  # per scope: parameters not yet checked for use
         self._guards: dict[int, cst.BaseExpression] = {}  # node id -> the test it runs behind
+        self._handlers = 0  # depth of `except` handlers around the node being walked
         self._breaks = 0  # graph-break hits emitted so far
         self._pending_inits: list[tuple[cst.Call, int]] = []
         self._breaks_at_def = 0
@@ -323,6 +324,18 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
 
     def leave_BooleanOperation(self, original_node: cst.BooleanOperation) -> None:
         self._leave_conditional()
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        self._handlers += 1  # runs only when the `try` body raises (Hit.in_handler)
+
+    def leave_ExceptHandler(self, original_node: cst.ExceptHandler) -> None:
+        self._handlers -= 1
+
+    def visit_ExceptStarHandler(self, node: cst.ExceptStarHandler) -> None:
+        self._handlers += 1
+
+    def leave_ExceptStarHandler(self, original_node: cst.ExceptStarHandler) -> None:
+        self._handlers -= 1
 
     def visit_IfExp(self, node: cst.IfExp) -> None:
         super().visit_IfExp(node)
