@@ -176,11 +176,15 @@ def _load_module(code: str, path: Path):
     return mod
 
 
-def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic: bool | None = None) -> Observed:
+def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic: bool | None = None,
+             raises: str | None = None) -> Observed:
     """Run an example module's `breakscan_examples()` under default-mode compile with `backend`
     (`eager`; a rule whose break needs a backend other than Dynamo's own `eager` sets
     `[examples] backend`, e.g. `aot_eager`: Dynamo refuses functorch frames only then) and
-    `dynamic` (`[examples] dynamic = true`: a rule about `torch.compile(dynamic=True)`)."""
+    `dynamic` (`[examples] dynamic = true`: a rule about `torch.compile(dynamic=True)`).
+    `raises` (`[examples] raises`, the breaking example only): the name of the exception class
+    the compiled call raises (Dynamo fails instead of breaking, BRK269); its message gives the
+    break (the user frame in the example module and the graph-break id of its link)."""
     import torch
     import torch._dynamo
     from torch._dynamo.utils import counters
@@ -214,7 +218,12 @@ def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic
                     fn, "_orig_mod", fn
                 )
                 compiled[id(fn)] = (fn, torch.compile(target, backend=backend, dynamic=dynamic))
-            compiled[id(fn)][1](*args, **kwargs)
+            try:
+                compiled[id(fn)][1](*args, **kwargs)
+            except Exception as exc:
+                if raises is None or type(exc).__name__ != raises:
+                    raise
+                grab.records.append(("raised", str(exc)))
     finally:
         for lg, handlers, propagate in saved:
             lg.removeHandler(grab)
@@ -242,6 +251,11 @@ def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic
         if lname in _RECOMPILE_LOGGERS:
             out.recompiles += 1
             out.recompile_lines.extend(mine)
+            continue
+        if lname == "raised":  # `raises`: the exception's own user frame and link
+            link = _GB_LINK.search(msg)
+            if mine:
+                out.breaks.append((mine[-1], f"GB{link.group(1)}" if link else None))
             continue
         at = _AT.search(msg)
         if not at:
@@ -296,7 +310,8 @@ def test_breaking_example_is_confirmed_by_dynamo(rule: Rule, tmp_path: Path):
     gb_ids = rule.gb_ids_for(version)
     for i, ex in enumerate(rule.breaking):
         obs = _observe(ex.code, tmp_path / f"{rule.id}_breaking_{i}.py", device,
-                       raw.get("examples", {}).get("backend", "eager"), raw.get("examples", {}).get("dynamic"))
+                       raw.get("examples", {}).get("backend", "eager"), raw.get("examples", {}).get("dynamic"),
+                       raw.get("examples", {}).get("raises"))
         if not ex.applies_to(version):  # the example's own range is exact: outside it, no break
             _assert_clean(rule, obs, f"breaking example {i} outside its range torch {ex.torch}")
             continue

@@ -32,6 +32,7 @@ SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "tor
 # `torch.nonzero`/`torch.unique` (GB0036, also on constant arrays; measured on 2.13 and 2.15), as is
 # `np.where(cond)` with one argument.
 NUMPY_DYNAMIC_SHAPE = {"numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere", "numpy.unique"}
+AS_TENSOR = {"torch.as_tensor", "torch.asarray"}  # of tensors: the fake-tensor run fails (BRK269)
 # Functions whose pad widths must be Python ints (`F.pad(x, (0, n))`: a tensor `n` is read, GB0033).
 PAD_FUNCTIONS = {"torch.nn.functional.pad"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -134,6 +135,8 @@ class CallChecks(CallPatternChecks):
         elif (qual in ("torch.where", "numpy.where") and len(args) == 1 and not any(a.keyword for a in node.args)) \
                 or qual in NUMPY_DYNAMIC_SHAPE:
             self._emit_check("where-one-arg", node)
+        elif qual in AS_TENSOR and args and self._holds_tensors(args[0]):
+            self._emit_check("as-tensor-of-tensors", node)  # GB4315: the fake-tensor run fails
         elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
                 and args[1].evaluated_value == "requires_grad":
             self._emit_check("requires-grad-set", node)
@@ -247,6 +250,18 @@ class CallChecks(CallPatternChecks):
             if isinstance(arg.value, cst.FormattedString):
                 values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
         return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
+
+    def _holds_tensors(self, seq: cst.BaseExpression) -> bool:
+        """Whether `seq` is a list or tuple holding a tensor the inference is sure of: a display
+        with such an element, a list comprehension of tensors, or a value of kind TENSOR_SEQ (a
+        local list of tensors, `x.split(1)`); not a single tensor (BRK269)."""
+        assert self.env is not None
+        if isinstance(seq, (cst.List, cst.Tuple)):
+            return any(not isinstance(e, cst.StarredElement) and self.env.kind(e.value) in TENSORISH
+                       and not self._only_guessed(e.value) for e in seq.elements)
+        if isinstance(seq, cst.ListComp):
+            return self.env.element_of(seq) in TENSORISH
+        return self.env.kind(seq) is T.TENSOR_SEQ and not self._only_guessed(seq)
 
     def _tensor_elements(self, it: cst.BaseExpression | None) -> bool:
         """Whether iterating `it` gives tensors the inference is sure of: a generator or list
@@ -389,5 +404,5 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",
-                   "random-symbolic-argument"),
+                   "random-symbolic-argument", "as-tensor-of-tensors"),
 }
