@@ -426,3 +426,118 @@ CASES += [
     _m("augmentation.RandomGamma", "kornia.augmentation.RandomGamma", gamma=(0.5, 1.5), p=1.0),
     Case("kornia", "contrib.TinyViT", _tiny_vit),
 ]
+
+
+def _points(dims: int):
+    def inputs(device):
+        import torch
+
+        return (torch.rand(2, 10, dims, device=device) + 0.5,), {}
+
+    return inputs
+
+
+def _axis_angle(device):
+    import torch
+
+    return (torch.randn(4, 3, device=device),), {}
+
+
+def _fundamental_inputs(device):
+    import torch
+
+    points = torch.rand(2, 12, 2, device=device) * 32
+    return (points, points + torch.randn(2, 12, 2, device=device), torch.ones(2, 12, device=device)), {}
+
+
+def _heatmap(device):
+    import torch
+
+    return (torch.rand(2, 3, 16, 16, device=device), (3, 3)), {}
+
+
+def _scale_space(device):
+    import torch
+
+    return (torch.rand(1, 2, 3, 16, 16, device=device),), {}
+
+
+def _bbox_mask_inputs(device):
+    import torch
+
+    boxes = torch.tensor([[[2.0, 2.0], [10.0, 2.0], [10.0, 12.0], [2.0, 12.0]]], device=device).repeat(2, 1, 1)
+    return (boxes, 32, 32), {}
+
+
+def _depth_3d(device):
+    depth, camera = _depth_camera(device)[0]
+    return (depth[:, None], camera), {}
+
+
+def _descriptors(device):
+    import torch
+
+    return (torch.randn(10, 16, device=device), torch.randn(12, 16, device=device), 0.9), {}
+
+
+def _raw_bayer(device):
+    import torch
+    from kornia.color import CFA
+
+    return (torch.rand(2, 1, 32, 32, device=device), CFA.BG), {}
+
+
+def _joint_bilateral(device):
+    import torch
+
+    return (torch.rand(2, 3, 16, 16, device=device), torch.rand(2, 3, 16, 16, device=device), (5, 5), 0.1,
+            (1.5, 1.5)), {}
+
+
+def _class_scores(device):
+    import torch
+
+    return (torch.randn(2, 3, 16, 16, device=device), torch.randint(0, 3, (2, 16, 16), device=device)), {}
+
+
+def _predictions(device):
+    import torch
+
+    return (torch.randn(8, 4, device=device), torch.randint(0, 4, (8,), device=device)), {}
+
+
+def _flows(device):
+    import torch
+
+    return (torch.randn(2, 16, 16, 2, device=device), torch.randn(2, 16, 16, 2, device=device)), {}
+
+
+def _meshgrid(device):
+    return (8, 8), {"device": device}
+
+
+def _image_pair(device):
+    import torch
+
+    return (torch.rand(2, 3, 16, 16, device=device), torch.rand(2, 3, 16, 16, device=device)), {}
+
+
+# Eighteenth session: more dev cases (names that hash to dev only).
+CASES += [
+    _f("kornia.geometry.conversions.convert_points_from_homogeneous", _points(3)),
+    _f("kornia.geometry.conversions.angle_axis_to_rotation_matrix", _axis_angle),
+    _f("kornia.geometry.epipolar.find_fundamental", _fundamental_inputs),
+    _f("kornia.geometry.subpix.nms2d", _heatmap),
+    _f("kornia.geometry.subpix.conv_quad_interp3d", _scale_space),
+    _f("kornia.geometry.bbox.bbox_to_mask", _bbox_mask_inputs),
+    _f("kornia.geometry.depth.depth_to_3d", _depth_3d),
+    _f("kornia.feature.match_snn", _descriptors),
+    _f("kornia.color.raw_to_rgb", _raw_bayer),
+    _f("kornia.filters.joint_bilateral_blur", _joint_bilateral),
+    _f("kornia.filters.blur_pool2d", _with(3)),
+    _f("kornia.losses.lovasz_softmax_loss", _class_scores),
+    _f("kornia.losses.welsch_loss", _image_pair),
+    _f("kornia.metrics.accuracy", _predictions),
+    _f("kornia.metrics.aepe", _flows),
+    _f("kornia.utils.create_meshgrid", _meshgrid),
+]

@@ -733,3 +733,60 @@ CASES += [
     function_case("monai", "monai.data.box_utils.box_pair_giou", _box_pairs),
     Case("monai", "apps.detection.ATSSMatcher", _atss),
 ]
+
+
+def _unification(*shapes, **kwargs):
+    """Inputs of a `monai.transforms.utils_pytorch_numpy_unification` function: random tensors of
+    `shapes`, then `kwargs` (values as given)."""
+
+    def inputs(device):
+        import torch
+
+        return tuple(torch.rand(*s, device=device) for s in shapes), dict(kwargs)
+
+    return inputs
+
+
+def _where_inputs(device):
+    import torch
+
+    x = torch.rand(2, 8, 8, device=device)
+    return (x > 0.5, x, torch.zeros_like(x)), {}
+
+
+def _mode_inputs(device):
+    import torch
+
+    return (torch.randint(0, 4, (2, 16), device=device).float(),), {"dim": -1}
+
+
+def _extreme_points_input(device):
+    import torch
+
+    img = torch.zeros(1, 16, 16, device=device)
+    img[0, 4:10, 3:12] = 1
+    return (img,), {}
+
+
+def _meshgrid_inputs(device):
+    import torch
+
+    return (torch.arange(4, device=device), torch.arange(5, device=device)), {}
+
+
+# Eighteenth session, second batch (names that hash to dev only).
+CASES += [
+    function_case("monai", "monai.transforms.utils_pytorch_numpy_unification.percentile",
+                  _unification((2, 32), q=90.0, dim=1)),
+    function_case("monai", "monai.transforms.utils_pytorch_numpy_unification.where", _where_inputs),
+    function_case("monai", "monai.transforms.utils_pytorch_numpy_unification.mode", _mode_inputs),
+    function_case("monai", "monai.transforms.utils_pytorch_numpy_unification.maximum",
+                  _unification((2, 8), (2, 8))),
+    function_case("monai", "monai.transforms.utils_pytorch_numpy_unification.moveaxis",
+                  _unification((2, 3, 4), src=0, dst=-1)),
+    function_case("monai", "monai.transforms.utils.get_extreme_points", _extreme_points_input),
+    function_case("monai", "monai.networks.utils.meshgrid_ij", _meshgrid_inputs),
+    Case("monai", "losses.DiceLoss_batch", _loss("DiceLoss", softmax=True, to_onehot_y=True, batch=True)),
+    Case("monai", "losses.FocalLoss_softmax", _loss("FocalLoss", use_softmax=True, to_onehot_y=True, gamma=2.0)),
+    Case("monai", "losses.JukeboxLoss", _pair("JukeboxLoss", spatial_dims=2)),
+]

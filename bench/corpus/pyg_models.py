@@ -978,3 +978,46 @@ CASES += [
     function_case("torch_geometric", "torch_geometric.utils.get_num_hops", _get_num_hops_input),
     function_case("torch_geometric", "torch_geometric.utils.dropout_adj", _dropout_adj_input),
 ]
+
+
+def _segregate_input(device):
+    import torch
+
+    (_, edge_index), _ = _graph(device)
+    loops = torch.arange(4, device=device).repeat(2, 1)
+    return (torch.cat([edge_index, loops], dim=1), torch.randn(EDGES + 4, 3, device=device)), {}
+
+
+def _avg_pool_x_input(device):
+    (cluster, x, batch), _ = _pool_x_input(device)
+    return (cluster, x, batch), {}
+
+
+def _one_hot_classes_input(device):
+    import torch
+
+    return (torch.randint(0, 5, (NODES,), device=device),), {"num_classes": 5}
+
+
+def _sag_graphconv(device):
+    from torch_geometric.nn import GraphConv, SAGPooling
+
+    (x, edge_index), _ = _graph(device)
+    return SAGPooling(FEATURES, ratio=0.5, GNN=GraphConv), (x, edge_index), {"batch": _batch(device)}
+
+
+def _is_sparse_input(device):
+    (_, edge_index), _ = _graph(device)
+    return (edge_index,), {}
+
+
+# Eighteenth session, second batch (names that hash to dev only).
+CASES += [
+    function_case("torch_geometric", "torch_geometric.utils.segregate_self_loops", _segregate_input),
+    function_case("torch_geometric", "torch_geometric.nn.avg_pool_x", _avg_pool_x_input),
+    function_case("torch_geometric", "torch_geometric.utils.one_hot", _one_hot_classes_input,
+                  name="utils.one_hot_num_classes"),
+    function_case("torch_geometric", "torch_geometric.utils.is_sparse", _is_sparse_input),
+    Case("torch_geometric", "nn.TopKPooling_multiplier", _pool("TopKPooling", FEATURES, ratio=0.5, multiplier=2.0)),
+    Case("torch_geometric", "nn.SAGPooling_gnn", _sag_graphconv),
+]
