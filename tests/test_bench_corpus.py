@@ -35,6 +35,17 @@ def test_both_halves_are_populated_and_names_are_unique():
         assert halves == {"dev", "heldout"}, cb
 
 
+def test_no_corpus_module_defines_a_helper_twice():
+    # A second `def _points` would silently change the inputs of every case whose factory looks
+    # the helper up when it runs (found when a batch of new dev cases reused three names).
+    import ast
+    from collections import Counter
+
+    for module in sorted((ROOT / "bench" / "corpus").glob("*.py")):
+        names = Counter(n.name for n in ast.parse(module.read_text()).body if isinstance(n, ast.FunctionDef))
+        assert not [n for n, k in names.items() if k > 1], module.name
+
+
 def _package(tmp_path: Path) -> list[Path]:
     pkg = tmp_path / "pkg"
     pkg.mkdir()

@@ -428,7 +428,7 @@ CASES += [
 ]
 
 
-def _points(dims: int):
+def _homogeneous_points(dims: int):
     def inputs(device):
         import torch
 
@@ -436,11 +436,6 @@ def _points(dims: int):
 
     return inputs
 
-
-def _axis_angle(device):
-    import torch
-
-    return (torch.randn(4, 3, device=device),), {}
 
 
 def _fundamental_inputs(device):
@@ -516,7 +511,7 @@ def _meshgrid(device):
     return (8, 8), {"device": device}
 
 
-def _image_pair(device):
+def _small_image_pair(device):
     import torch
 
     return (torch.rand(2, 3, 16, 16, device=device), torch.rand(2, 3, 16, 16, device=device)), {}
@@ -524,7 +519,7 @@ def _image_pair(device):
 
 # Eighteenth session: more dev cases (names that hash to dev only).
 CASES += [
-    _f("kornia.geometry.conversions.convert_points_from_homogeneous", _points(3)),
+    _f("kornia.geometry.conversions.convert_points_from_homogeneous", _homogeneous_points(3)),
     _f("kornia.geometry.conversions.angle_axis_to_rotation_matrix", _axis_angle),
     _f("kornia.geometry.epipolar.find_fundamental", _fundamental_inputs),
     _f("kornia.geometry.subpix.nms2d", _heatmap),
@@ -536,7 +531,7 @@ CASES += [
     _f("kornia.filters.joint_bilateral_blur", _joint_bilateral),
     _f("kornia.filters.blur_pool2d", _with(3)),
     _f("kornia.losses.lovasz_softmax_loss", _class_scores),
-    _f("kornia.losses.welsch_loss", _image_pair),
+    _f("kornia.losses.welsch_loss", _small_image_pair),
     _f("kornia.metrics.accuracy", _predictions),
     _f("kornia.metrics.aepe", _flows),
     _f("kornia.utils.create_meshgrid", _meshgrid),
