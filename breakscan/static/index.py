@@ -306,6 +306,8 @@ class ClassInfo:
     # `self.x = helper` / `functools.partial(helper, ...)` / `self.m` in any method: attr -> the
     # qualified functions (or "self.m") a call `self.x(...)` runs
     callable_attrs: dict[str, list[str]] = field(default_factory=dict)
+    # class-level `R = np.random.RandomState()`: name -> the qualified callee of its value
+    class_calls: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -713,6 +715,9 @@ class _Indexer:
             if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) \
                     and _tensor_annotation(stmt.annotation):
                 cls.tensor_attrs.add(stmt.target.id)
+            elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+                callee = self.info.qualify(ast_dotted(stmt.value.func) or "")
+                cls.class_calls.update((t.id, callee) for t in stmt.targets if isinstance(t, ast.Name))
         self.statements(node.body, cls)
         storing = {name for name, fn in cls.methods.items() if _stores_self(fn)}
         cls.tensor_attrs |= _assigned_tensor_attrs(self.info, node, storing)

@@ -14,6 +14,7 @@ One walker (visitor.RegionVisitor) does one pass; the checks it runs live by fam
 - mutation.py: assignments to module state, `requires_grad`, `__class__`, `.data`, `.real`,
   rebound globals;
 - operators.py: comparisons, subscripts (mask indexing), binary operations;
+- arrays.py: attributes of NumPy arrays Dynamo does not trace (`.dtype`, `.flags`, `.base`);
 - call_sites.py: parameter kinds from call sites, return kinds of called functions;
 - binding.py: kinds of parameters, assignment targets and returns;
 - rule_index.py: the catalog's match tables; errors.py: rules at risk when a check raises.

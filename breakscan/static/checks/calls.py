@@ -33,6 +33,9 @@ SIZE_FACTORIES = {"torch.zeros", "torch.ones", "torch.empty", "torch.full", "tor
 # `np.where(cond)` with one argument.
 NUMPY_DYNAMIC_SHAPE = {"numpy.nonzero", "numpy.flatnonzero", "numpy.argwhere", "numpy.unique"}
 AS_TENSOR = {"torch.as_tensor", "torch.asarray"}  # of tensors: the fake-tensor run fails (BRK269)
+# What makes a NumPy random generator object: Dynamo traces none of its methods (BRK271)
+NUMPY_GENERATORS = {"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator",
+                    "numpy.random.mtrand.RandomState"}
 # Functions whose pad widths must be Python ints (`F.pad(x, (0, n))`: a tensor `n` is read, GB0033).
 PAD_FUNCTIONS = {"torch.nn.functional.pad"}
 HOOK_METHODS = {"register_forward_hook", "register_forward_pre_hook", "register_full_backward_hook",
@@ -65,6 +68,9 @@ class CallChecks(CallPatternChecks):
         if isinstance(func, cst.Attribute):
             meth = func.attr.value
             if meth == "requires_grad_" and self._clears_fresh_grad(node):
+                return
+            if self._numpy_generator(func.value):
+                self._emit_check("numpy-generator-method", node)  # GB0156
                 return
             if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
                     meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) in (T.UNKNOWN, T.FOLDED)
@@ -251,6 +257,36 @@ class CallChecks(CallPatternChecks):
                 values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
         return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
 
+    def _numpy_generator(self, receiver: cst.BaseExpression) -> bool:
+        """Whether `receiver` holds a NumPy random generator (NUMPY_GENERATORS): a module-level
+        name bound to one and not bound in the function, a local bound once to one, or `self.x`
+        with `x` a class-level attribute of the region's class or stored by its `__init__` (BRK271).
+        Only in a module whose source says `random` (a generator a base class in another module
+        stores is not seen)."""
+        assert self.env is not None and self.region is not None
+        mentions = self.__dict__.get("_mentions_random")
+        if mentions is None:  # a module that never says `random` makes no generator (checked once)
+            mentions = self.__dict__["_mentions_random"] = "random" in (self.source or "")
+        if not mentions:
+            return False
+        if isinstance(receiver, cst.Name):
+            name = receiver.value
+            if name in self.env.names or self._single_binding(name) is not None:
+                value = self._single_binding(name)
+                return isinstance(value, cst.Call) and self._makes_generator(value)
+            return self.info.module_vars.get(name) in NUMPY_GENERATORS
+        if not (isinstance(receiver, cst.Attribute) and isinstance(receiver.value, cst.Name)
+                and receiver.value.value == "self" and self.region.cls is not None):
+            return False
+        attr = receiver.attr.value
+        cls = self.region.cls
+        return cls.class_calls.get(attr) in NUMPY_GENERATORS or any(
+            q in NUMPY_GENERATORS for q in self.index.class_attr_kinds(cls.qualname)[2].get(attr, ()))
+
+    def _makes_generator(self, call: cst.Call) -> bool:
+        name = dotted_name(call.func)
+        return name is not None and not self._is_shadowed(name) and self.info.qualify(name) in NUMPY_GENERATORS
+
     def _holds_tensors(self, seq: cst.BaseExpression) -> bool:
         """Whether `seq` is a list or tuple holding a tensor the inference is sure of: a display
         with such an element, a list comprehension of tensors, or a value of kind TENSOR_SEQ (a
@@ -404,5 +440,5 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",
-                   "random-symbolic-argument", "as-tensor-of-tensors"),
+                   "random-symbolic-argument", "as-tensor-of-tensors", "numpy-generator-method"),
 }

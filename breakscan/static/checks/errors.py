@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from breakscan.static.checks import call_patterns, calls, control_flow, mutation, operators, sparse_flow
+from breakscan.static.checks import arrays, call_patterns, calls, control_flow, mutation, operators, sparse_flow
 from breakscan.static.checks.rule_index import RuleIndex
 
 # Which structural checks each visit_ method runs (the rules an exception there could lose);
 # methods not listed here only track scopes and types, which every rule of the function uses.
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {}
-for _family in (control_flow, calls, call_patterns, mutation, operators, sparse_flow):
+for _family in (control_flow, calls, call_patterns, mutation, operators, sparse_flow, arrays):
     for _method, _checks in _family.METHOD_CHECKS.items():
         METHOD_CHECKS[_method] = METHOD_CHECKS.get(_method, ()) + _checks
 IMPLEMENTED_CHECKS = frozenset(check for checks in METHOD_CHECKS.values() for check in checks)

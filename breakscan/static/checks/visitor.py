@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
+from breakscan.static.checks.arrays import ArrayChecks
 from breakscan.static.checks.binding import all_params, param_kind
 from breakscan.static.checks.call_sites import CallSiteInference, ProjectCallers
 from breakscan.static.checks.calls import CallChecks
@@ -59,7 +60,7 @@ def _stored_lambdas(value: cst.BaseExpression) -> list[cst.Lambda]:
     return []
 
 
-class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChecks, OperatorChecks,
+class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChecks, OperatorChecks, ArrayChecks,
                     CallSiteInference):
     """Visits one module; checks only code inside region functions (see regions.py)."""
 
