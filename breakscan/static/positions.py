@@ -96,6 +96,11 @@ class Locator:
         out = []
         for (node, function, extent), text in zip(hits, texts):
             span = None
+            if isinstance(node, cst.BooleanOperation):
+                # `a and b` inside `a and b and c` has no ast node of its own (ast flattens the
+                # chain), so its text would match another `a and b` of the function: ask libcst.
+                out.append(self._slow(node, function, extent))
+                continue
             snippet = self._snippet_segments(id(function), extent) if extent else None
             if snippet is not None:
                 candidates = snippet.get(text, [])
