@@ -261,17 +261,19 @@ class CallChecks(CallPatternChecks):
         """Whether `receiver` holds a NumPy random generator (NUMPY_GENERATORS): a module-level
         name bound to one and not bound in the function, a local bound once to one, or `self.x`
         with `x` a class-level attribute of the region's class or stored by its `__init__` (BRK271).
-        Only in a module whose source says `random` (a generator a base class in another module
-        stores is not seen)."""
+        Only in a module whose source names a generator factory (a generator a base class in
+        another module stores is not seen)."""
         assert self.env is not None and self.region is not None
-        mentions = self.__dict__.get("_mentions_random")
-        if mentions is None:  # a module that never says `random` makes no generator (checked once)
-            mentions = self.__dict__["_mentions_random"] = "random" in (self.source or "")
+        mentions = self.__dict__.get("_makes_generators")
+        if mentions is None:  # checked once per module: most never make a generator
+            source = self.source or ""
+            mentions = self.__dict__["_makes_generators"] = any(
+                factory.rpartition(".")[2] in source for factory in NUMPY_GENERATORS)
         if not mentions:
             return False
         if isinstance(receiver, cst.Name):
             name = receiver.value
-            if name in self.env.names or self._single_binding(name) is not None:
+            if name in self.env.names:  # a local (or parameter): a generator only if bound once to one
                 value = self._single_binding(name)
                 return isinstance(value, cst.Call) and self._makes_generator(value)
             return self.info.module_vars.get(name) in NUMPY_GENERATORS
