@@ -11,26 +11,15 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import assert_package_confirms, requires_torch, static_located
+from tests.test_static_instance_properties import FILES as INSTANCE_FILES
 
-SCHED = '''
-    import torch
+# The Scheduler of test_static_instance_properties (its `init_sigma` getter branches on line 12),
+# and a class whose `init_sigma` is a plain number.
+SCHED = INSTANCE_FILES["kit/sched.py"] + '''
 
-
-    class Scheduler:
-        def __init__(self, n=50):
-            self.sigmas = torch.linspace(1.0, 0.01, n)
-
-        @property
-        def init_sigma(self):
-            s = self.sigmas[0]
-            if s > 0.5:
-                return s * 2
-            return s
-
-
-    class Constant:
-        init_sigma = 2.0
-    '''
+        class Constant:
+            init_sigma = 2.0
+        '''
 
 SHADOWED = {
     "kit/__init__.py": "",

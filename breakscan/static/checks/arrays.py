@@ -12,6 +12,7 @@ from __future__ import annotations
 import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
+from breakscan.static.checks.call_sites import stores_in
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import NUMPY_ARRAY_FUNCS, TENSORISH
 from breakscan.static.walk import children, iter_nodes
@@ -100,20 +101,9 @@ def _reads_until_rebound(body: tuple[cst.BaseStatement, ...] | list, name: str) 
     found: set[int] = set()
     for stmt in body:
         found |= {id(a) for a in _untraced_reads(stmt, name)}
-        if any(isinstance(t, cst.Name) and t.value == name for t in _bound_names(stmt)):
+        if any(isinstance(t, cst.Name) and t.value == name for t in stores_in(stmt)):
             break
     return found
-
-
-def _bound_names(stmt: cst.CSTNode) -> list[cst.BaseExpression]:
-    """Targets bound anywhere in `stmt` (assignments, augmented and annotated ones, `for` targets)."""
-    out: list[cst.BaseExpression] = []
-    for node in iter_nodes(stmt, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.For)):
-        if isinstance(node, cst.Assign):
-            out += [t.target for t in node.targets]
-        else:
-            out.append(node.target)
-    return out
 
 
 # Which checks each visit_ method runs (errors.rules_at_risk).

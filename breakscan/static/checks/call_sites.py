@@ -663,11 +663,16 @@ def _unannotated(node: cst.FunctionDef, name: str) -> bool:
 
 
 def store_targets(fn: cst.FunctionDef) -> list[cst.BaseExpression]:
-    """The targets a def's body stores to (assignments, augmented and annotated ones, walrus,
-    `for` and `with ... as`), nested tuples unpacked."""
+    """The targets a def's body stores to (stores_in)."""
+    return stores_in(fn.body)
+
+
+def stores_in(tree: cst.CSTNode) -> list[cst.BaseExpression]:
+    """The targets `tree` stores to (assignments, augmented and annotated ones, walrus, `for` and
+    `with ... as`), nested tuples unpacked."""
     out: list[cst.BaseExpression] = []
     kinds = (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor, cst.AsName)
-    for node in iter_nodes(fn.body, kinds):
+    for node in iter_nodes(tree, kinds):
         if isinstance(node, cst.AssignTarget):
             out.append(node.target)
         elif isinstance(node, (cst.AnnAssign, cst.AugAssign, cst.NamedExpr, cst.For, cst.CompFor)):
