@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import importlib.util
 import json
 import os
@@ -12,13 +13,18 @@ import tempfile
 import textwrap
 from pathlib import Path
 
+import shutil
+
 import pytest
 
 from breakscan.catalog import load_catalog
 from breakscan.static.engine import scan_files
 
-# Never read or write the user's cache from tests.
-os.environ.setdefault("BREAKSCAN_CACHE_DIR", tempfile.mkdtemp(prefix="breakscan-test-cache-"))
+# Never read or write the user's cache from tests; remove the one made here when the run ends.
+if "BREAKSCAN_CACHE_DIR" not in os.environ:
+    _TEST_CACHE = tempfile.mkdtemp(prefix="breakscan-test-cache-")
+    os.environ["BREAKSCAN_CACHE_DIR"] = _TEST_CACHE
+    atexit.register(shutil.rmtree, _TEST_CACHE, ignore_errors=True)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
