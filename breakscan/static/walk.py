@@ -9,6 +9,7 @@ False skips the children).
 from __future__ import annotations
 
 import dataclasses
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
@@ -143,11 +144,58 @@ def _failed(visitor: object, prefix: str, node: cst.CSTNode, exc: Exception) -> 
     handler(prefix + type(node).__name__, node, exc)
 
 
-def iter_nodes(node: cst.CSTNode, kind: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
-    """Every descendant of `node` (itself included) that is an instance of `kind`, pre-order."""
+_PREORDER: OrderedDict[int, tuple[cst.CSTNode, list[cst.CSTNode]]] = OrderedDict()
+_PREORDER_SIZE = 64  # subtrees kept: the checks of one function search its body many times
+_IS: dict[tuple[type, type | tuple[type, ...]], bool] = {}
+
+
+def preorder(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`node` and every descendant (as `children` gives them), pre-order. The lists of the
+    last `_PREORDER_SIZE` subtrees asked for are kept (libcst trees are immutable, and the entry
+    holds the node, so its id is not reused while the entry lives)."""
+    key = id(node)
+    found = _PREORDER.get(key)
+    if found is not None and found[0] is node:
+        _PREORDER.move_to_end(key)
+        return found[1]
+    out: list[cst.CSTNode] = []
     stack = [node]
+    wanted = _WANTED
     while stack:
         current = stack.pop()
-        if isinstance(current, kind):
+        out.append(current)
+        kids: list[cst.CSTNode] = []
+        for name in _fields(type(current)):
+            value = getattr(current, name)
+            cls = type(value)
+            if cls is list or cls is tuple:
+                for item in value:
+                    ok = wanted.get(type(item))
+                    if ok is None:
+                        ok = _wanted(type(item))
+                    if ok:
+                        kids.append(item)
+            elif value is not None:
+                ok = wanted.get(cls)
+                if ok is None:
+                    ok = _wanted(cls)
+                if ok:
+                    kids.append(value)
+        kids.reverse()
+        stack.extend(kids)
+    _PREORDER[key] = (node, out)
+    if len(_PREORDER) > _PREORDER_SIZE:
+        _PREORDER.popitem(last=False)
+    return out
+
+
+def iter_nodes(node: cst.CSTNode, kind: type | tuple[type, ...]) -> Iterator[cst.CSTNode]:
+    """Every descendant of `node` (itself included) that is an instance of `kind`, pre-order."""
+    cache = _IS
+    for current in preorder(node):
+        key = (type(current), kind)
+        hit = cache.get(key)
+        if hit is None:  # libcst's bases are ABCs: isinstance on them is slow, decide once per type
+            hit = cache[key] = isinstance(current, kind)
+        if hit:
             yield current
-        stack.extend(reversed(list(children(current))))
