@@ -16,7 +16,9 @@ A def stays when:
   lookups must find the same def);
 - it stores a `self` attribute that the kept text calls, with a lambda in its text (`self.act =
   lambda t: ...`, checked where `self.act(h)` is called), or indexes by an integer literal
-  (`self.timesteps = torch.tensor([...])`, whose rank decides `self.timesteps[0]`).
+  (`self.timesteps = torch.tensor([...])`, whose rank decides `self.timesteps[0]`), or indexes
+  at all when it binds the attribute to what a function of this module returns (`self.betas =
+  betas_for(n)`: whether `self.betas[t]` indexes a tensor is read from that function's return).
 
 Nothing is elided from a file whose call sites of compiled callables the checks read
 (`CallSiteInference.root_call_kinds`: a module-level function compiled as a root, here or imported
@@ -37,6 +39,7 @@ from breakscan.static.regions import Region
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _SELF_CALLED = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*\(")
 _SELF_ELEMENT = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*\[\s*-?\d+\s*\]")
+_SELF_SUBSCRIPT = re.compile(r"\bself\.([A-Za-z_][A-Za-z0-9_]*)\s*\[")
 _LAMBDA = re.compile(r"\blambda\b")
 _INDENT = re.compile(r"[ \t\f]*")
 _NEWLINE = re.compile(r"(?:\r\n|\r|\n)$")
@@ -69,7 +72,7 @@ def elided_source(source: str, info: ModuleInfo, regions: Iterable[Region],
         if outer and fn.end_line <= outer[-1].end_line:
             continue
         outer.append(fn)
-    elided = _unreferenced(lines, outer)
+    elided = _unreferenced(lines, outer, _helper_bound(info))
     if not elided:
         return None
     for fn in elided:
@@ -98,7 +101,20 @@ def _defs(info: ModuleInfo) -> list:
     return found
 
 
-def _unreferenced(lines: list[str], candidates: list) -> list:
+def _helper_bound(info: ModuleInfo) -> frozenset[str]:
+    """Attributes some class binds only to what functions of this module return (the index's
+    submodules: every call's result is recorded there)."""
+    prefix = info.name + "."
+    found = set()
+    for cls in info.classes.values():
+        for attr, held in cls.submodules.items():
+            called = [q for q in held if not q.startswith("arg:")]  # `betas_for(n)` records "arg:n" too
+            if called and all(q.startswith(prefix) and q[len(prefix):] in info.functions for q in called):
+                found.add(attr)
+    return frozenset(found)
+
+
+def _unreferenced(lines: list[str], candidates: list, helper_bound: frozenset[str] = frozenset()) -> list:
     """The candidates whose name is no word of the text that stays (to a fixpoint)."""
     inside = [False] * (len(lines) + 1)
     for fn in candidates:
@@ -107,6 +123,8 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
     text = "".join(line for i, line in enumerate(lines) if not inside[i])
     words = set(_WORD.findall(text))
     called, indexed = set(_SELF_CALLED.findall(text)), set(_SELF_ELEMENT.findall(text))
+    if helper_bound:
+        indexed.update(helper_bound & set(_SELF_SUBSCRIPT.findall(text)))
 
     stores = {id(fn): {a[len("self."):] for a in fn.attr_stores if a.startswith("self.")} for fn in candidates}
     lambdas = {id(fn) for fn in candidates if stores[id(fn)] and says_lambda(lines, fn)}
@@ -126,6 +144,8 @@ def _unreferenced(lines: list[str], candidates: list) -> list:
             words.update(_WORD.findall(body))
             called.update(_SELF_CALLED.findall(body))
             indexed.update(_SELF_ELEMENT.findall(body))
+            if helper_bound:
+                indexed.update(helper_bound & set(_SELF_SUBSCRIPT.findall(body)))
 
 
 def says_lambda(lines: list[str], fn) -> bool:

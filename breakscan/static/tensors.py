@@ -288,6 +288,7 @@ class TypeEnv:
                  tuple_returns: Callable[[cst.Call, TypeEnv], list[T] | None] | None = None,
                  globals_: Callable[[str], T | None] | None = None,
                  self_sub_classes: dict[str, list[str]] | None = None,
+                 self_modules: frozenset[str] | None = None,
                  holds_tensor: Callable[[Collection[str], str], bool] | None = None,
                  properties_of: Callable[[str], frozenset[str]] | None = None,
                  traced_random: Callable[[str, cst.Call, TypeEnv], bool] | None = None) -> None:
@@ -296,7 +297,7 @@ class TypeEnv:
         kinds of the elements of the tuple it always returns (or None);
         `globals_(qualname)` the kind of a module global (module_globals.global_kind), or None;
         `self_sub_classes` the classes `__init__` stores in each `self.<sub>` (its keys are the
-        submodule attributes, `self_modules`), and
+        submodule attributes, `self_modules`, unless `self_modules` names them), and
         `holds_tensor(classes, attr)` whether `attr` is a tensor attribute of every one of those
         project classes (ProjectIndex.holds_tensor_attr): `self.sched.timesteps`, and `sched.timesteps`
         for a local instance (`instances`, set per function scope: name -> qualified class);
@@ -318,7 +319,10 @@ class TypeEnv:
         self.globals_ = globals_ if parent is None else parent.globals_
         self.traced_random = traced_random if parent is None else parent.traced_random
         self.self_sub_classes = (self_sub_classes or {}) if parent is None else parent.self_sub_classes
-        self.self_modules = frozenset(self.self_sub_classes) if parent is None else parent.self_modules
+        if parent is not None:
+            self.self_modules = parent.self_modules
+        else:
+            self.self_modules = frozenset(self.self_sub_classes) if self_modules is None else self_modules
         self.holds_tensor = holds_tensor if parent is None else parent.holds_tensor
         self.properties_of = properties_of if parent is None else parent.properties_of
         # FunctionInfo.local_classes of the walked def, qualified: set on the outermost scope before

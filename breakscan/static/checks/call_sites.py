@@ -757,6 +757,7 @@ class CallSiteInference(CheckBase):
         self._walking: set[tuple[str, int]] = set()  # callers ArgKinds is walking now (recursion)
         self._by_path: dict[str, ModuleInfo] | None = None  # scanned modules by path (_class_at)
         self._returns: dict[str, T | None] = {}  # qualname -> kind; None while being inferred
+        self._helper_tensors: dict[str, frozenset[str]] = {}  # class qualname -> _helper_tensor_attrs
         self._tuple_returns: dict[str, list[T] | None] = {}  # qualname -> element kinds (tuple_result)
         # (qualname, argument kinds) -> (kind, elements) read with those arguments; None: unknown
         self._context_returns: dict[tuple[str, tuple], tuple[T, list[T] | None] | None] = {}
@@ -806,19 +807,45 @@ class CallSiteInference(CheckBase):
         iterates = False
         properties: frozenset[str] = frozenset()
         subs: dict[str, list[str]] = {}
+        modules: frozenset[str] | None = None
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
             iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
             properties = self.index.property_names(cls.qualname)
+            helper_tensors = self._helper_tensor_attrs(cls, subs)
+            if helper_tensors:
+                tensors = tensors | helper_tensors
+                modules = frozenset(subs) - helper_tensors
         env = TypeEnv(self.info, self_tensors=tensors, self_scalars=scalars, self_iterates_modules=iterates,
                       self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
-                      globals_=self._global_kind, self_sub_classes=subs, holds_tensor=self.index.holds_tensor_attr,
+                      globals_=self._global_kind, self_sub_classes=subs, self_modules=modules,
+                      holds_tensor=self.index.holds_tensor_attr,
                       properties_of=self.index.property_names, traced_random=self._traced_random)
         if isinstance(fn, FunctionInfo):
             env.instances = {name: self.info.qualify(c) for name, c in fn.local_classes.items()}
         elif fn is not None:
             env.instances = self._def_instances(fn)
         return env
+
+    def _helper_tensor_attrs(self, cls: ClassInfo, subs: dict[str, list[str]]) -> frozenset[str]:
+        """The attributes `__init__` binds to what functions of this module return, when every one
+        of those returns a tensor (`self.betas = betas_for_alpha_bar(n)` with the helper ending in
+        `return torch.tensor(betas)`). The index records any call's result as a submodule
+        (for `self.enc = build_encoder(cfg)`); read as one, indexing it with a tensor looked like
+        indexing a module list. Memoized per class."""
+        found = self._helper_tensors.get(cls.qualname)
+        if found is None:
+            prefix = f"{self.info.name}."
+            attrs = set()
+            for attr, held in subs.items():
+                called = [q for q in held if not q.startswith("arg:")]  # `betas_for(n)` records "arg:n" too
+                names = [q[len(prefix):] for q in called if q.startswith(prefix)]
+                if not names or len(names) != len(called) or any(n not in self.info.functions for n in names):
+                    continue
+                if all(self._plain_returns(cst.Call(func=cst.Name(n)), (n, None))[0] is T.TENSOR for n in names):
+                    attrs.add(attr)
+            found = self._helper_tensors[cls.qualname] = frozenset(attrs)
+        return found
 
     def _traced_random(self, qualname: str, call: cst.Call, env: TypeEnv) -> bool:
         """Whether Dynamo traces the `random` call `qualname` (`call`, made in `env`) into a
@@ -1163,6 +1190,8 @@ class CallSiteInference(CheckBase):
                     passed = inferred
                 if passed.get(name) in TENSORISH:
                     kind = passed[name]
+                elif is_root and has_self and name not in passed and self._holds_plural_tensor(qualname, name):
+                    kind = T.TENSOR
             elif kind is T.TENSOR and qualname is not None and _number_or_tensor_annotation(param) \
                     and self._decides_on(node, qualname, name):
                 # `max_len: int | torch.Tensor` given a Python number at every call: Dynamo sees the number
@@ -1175,6 +1204,15 @@ class CallSiteInference(CheckBase):
                     kind = T.SCALAR
             kinds[name] = kind
         return kinds
+
+    def _holds_plural_tensor(self, qualname: str, name: str) -> bool:
+        """Whether the class of method `qualname` holds a tensor attribute named as the plural of
+        parameter `name` (`self.timesteps` for `timestep`): the values callers pass are its
+        elements (`for t in scheduler.timesteps: scheduler.step(out, t, x)`), 0-dim tensors
+        whatever the annotation says."""
+        cls_name = qualname.rpartition(".")[0]
+        cls = self.info.classes.get(cls_name)
+        return cls is not None and f"{name}s" in self.index.class_attr_kinds(cls.qualname)[0]
 
     def _is_str_enum_member(self, node: cst.BaseExpression) -> bool:
         """`Weight.SQUARE` with `Weight` a project `str` enum (ProjectIndex.is_str_enum)."""
