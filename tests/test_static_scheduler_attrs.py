@@ -12,6 +12,8 @@ with relative imports driven through the CLI:
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conftest import break_statuses, cli_findings, requires_torch, write_files
 
 PACKAGE = {
@@ -65,6 +67,8 @@ def test_helper_tensor_attribute_and_plural_tensor_parameter(tmp_path):
     assert {f[:3] for f in found} == EXPECTED
 
 
+@pytest.mark.dynamic
+@pytest.mark.versions
 @requires_torch
 def test_dynamo_confirms_the_scheduler_break_and_nothing_else(tmp_path):
     write_files(tmp_path, PACKAGE)

@@ -105,6 +105,7 @@ _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 _LEAF_FIELDS = frozenset({"ctx", "id", "attr", "arg", "kind", "level", "lineno", "type_comment", "conversion",
                           "is_async", "simple"})
 _CHILD_FIELDS[ast.Constant] = ()
+TENSOR_CLASSES = frozenset({"torch.Tensor", "torch._tensor.Tensor"})
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -256,6 +257,7 @@ class FunctionInfo:
     indent: int = 0  # columns of indentation of the `def` (code points)
     frames: list[DefFrame] = field(default_factory=list)  # this def and nested defs with SkipBlocks
     params: list[str] = field(default_factory=list)  # positional parameter names, `self` included
+    required: int = 0  # how many of them have no default
     self_reads: set[str] = field(default_factory=set)  # `self.x` read (methods called included)
     sub_reads: set[str] = field(default_factory=set)  # "x.y" for `self.x.y` read (a property of what `self.x` holds)
     # "v.y" for `v.y` read with `v` a module-level name bound to a call or imported by name (a
@@ -638,6 +640,7 @@ class _Indexer:
         fn = FunctionInfo(node.name, qualname, occurrence, line, self.decorators(node),
                           end_line=node.end_lineno or 0, indent=node.col_offset,
                           params=[a.arg for a in (*node.args.posonlyargs, *node.args.args)],
+                          required=len(node.args.posonlyargs) + len(node.args.args) - len(node.args.defaults),
                           returns=ast.unparse(node.returns) if node.returns is not None else "")
         fn.def_line = node.lineno
         if cls is None and not outer and (table := _registered_into(node)):
@@ -2319,6 +2322,27 @@ class ProjectIndex:
                 continue
             seen.add(name)
             stack.extend(hit[1].bases)
+        return False
+
+    def tensor_subclass_init_args(self, qualname: str) -> bool:
+        """Whether project class `qualname` (qualified) derives from `torch.Tensor` and the first
+        `__init__` up its project MRO takes a positional parameter without a default besides
+        `self` (MONAI's `MetaTensor.__init__(self, x, affine=None, ...)`). Dynamo (2.13, 2.15)
+        traces that `__init__` of a tensor subclass without the call's arguments: "Argument
+        mismatch" (GB7312 on 2.13, GB0088 on 2.15) and a graph break at the call."""
+        if not self.inherits(qualname, TENSOR_CLASSES):
+            return False
+        queue, seen = [qualname], set()
+        while queue:
+            name = queue.pop(0)
+            hit = self.lookup_class(name)
+            if hit is None or name in seen or len(seen) > 40:
+                continue
+            seen.add(name)
+            init = hit[1].methods.get("__init__")
+            if init is not None:
+                return init.required > 1
+            queue.extend(hit[1].bases)
         return False
 
     def inherits(self, qualname: str, bases: Collection[str]) -> bool:

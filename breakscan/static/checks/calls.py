@@ -143,6 +143,8 @@ class CallChecks(CallPatternChecks):
             self._emit_check("where-one-arg", node)
         elif qual in AS_TENSOR and args and self._holds_tensors(args[0]):
             self._emit_check("as-tensor-of-tensors", node)  # GB4315: the fake-tensor run fails
+        elif node.args and self.index.tensor_subclass_init_args(qual):
+            self._emit_check("tensor-subclass-init", node)  # GB7312 (2.13) / GB0088 (2.15)
         elif qual == "setattr" and len(args) >= 2 and isinstance(args[1], cst.SimpleString) \
                 and args[1].evaluated_value == "requires_grad":
             self._emit_check("requires-grad-set", node)
@@ -442,5 +444,6 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "requires-grad-set", "disabled-call", "disallowed-call", "hook-in-forward", "tensor-size-argument",
                    "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",
-                   "random-symbolic-argument", "as-tensor-of-tensors", "numpy-generator-method"),
+                   "random-symbolic-argument", "as-tensor-of-tensors", "numpy-generator-method",
+                   "tensor-subclass-init"),
 }
