@@ -8,6 +8,10 @@ with relative imports driven through the CLI:
   compiled with no visible call: callers pass its elements (`for t in sched.timesteps`), 0-dim
   tensors whatever the annotation says, so `if prev_t >= 0` on one breaks (BRK101, GB0170).
   A number parameter with no such attribute (`order: int`) keeps its annotation.
+- `self.history[-1] = timestep` then `self.tau(self.history[-1])`: an element of a `self` list
+  stored at an integer index is read back at that index as what was stored, in the same
+  function, so the lambda `self.tau` is checked with a tensor (`t >= 20`, BRK101 on its line);
+  from the dev miss of SASolver's `timestep_list`.
 """
 
 from __future__ import annotations
@@ -38,6 +42,8 @@ PACKAGE = {
                 self.one = torch.tensor(1.0)
                 self.timesteps = torch.arange(n - 1, -1, -10)
                 self.order = order
+                self.history = [None, None]
+                self.tau = lambda t: 1 if t >= 20 else 0
 
             def step(self, out, timestep: int, sample, order: int = 2):
                 prev_t = timestep - 1
@@ -46,6 +52,12 @@ PACKAGE = {
                 if order > 1:
                     out = out * 0.5
                 return sample * alpha_prev - beta * out
+
+            def multistep(self, out, timestep: int, sample):
+                early = self.tau(self.history[-1]) if self.history[-1] is not None else 0
+                self.history[0] = self.history[1]
+                self.history[-1] = timestep
+                return sample * self.tau(self.history[-1]) + out * early
         ''',
     "noisekit/examples.py": '''
         import torch
@@ -56,9 +68,10 @@ PACKAGE = {
         def breakscan_examples():
             sched = Sched()
             yield Sched.step, (sched, torch.randn(4), sched.timesteps[0], torch.randn(4)), {}
+            yield Sched.multistep, (sched, torch.randn(4), sched.timesteps[0], torch.randn(4)), {}
         ''',
 }
-EXPECTED = {("BRK101", "sched.py", 24)}
+EXPECTED = {("BRK101", "sched.py", 26), ("BRK101", "sched.py", 22)}
 
 
 def test_helper_tensor_attribute_and_plural_tensor_parameter(tmp_path):

@@ -399,6 +399,18 @@ class TypeEnv:
             # (`if self.value > 5`), whatever `__init__` first stored there (`None`)
             self._attrs_bound = True
             self.names[f"self.{target.attr.value}"] = kind
+        elif isinstance(target, cst.Subscript) and (held := self_attribute(target.value)):
+            # `self.history[-1] = t`: read back as `t`'s kind below in this function; a store at
+            # another index (`self.history[i] = ...`) may overwrite any element
+            self._attrs_bound = True
+            key = _element_key(target)
+            if key is None:
+                prefix = f"self.{held}["
+                self.names = {k: v for k, v in self.names.items() if not k.startswith(prefix)}
+            elif kind in TENSORISH:
+                self.names[key] = kind
+            else:
+                self.names.pop(key, None)
         elif (isinstance(target, (cst.Tuple, cst.List)) and elements is not None
               and len(elements) == len(target.elements)
               and not any(isinstance(el, cst.StarredElement) for el in target.elements)):
@@ -880,7 +892,21 @@ class TypeEnv:
             return T.RANDOM  # `random.random() < p`: a traced comparison, a branch on it breaks
         return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
 
+    def _any_attrs_bound(self) -> bool:
+        env: TypeEnv | None = self
+        while env is not None:
+            if env._attrs_bound:
+                return True
+            env = env.parent
+        return False
+
     def _subscript(self, node: cst.Subscript) -> T:
+        key = _element_key(node) if self._any_attrs_bound() else None
+        env: TypeEnv | None = self
+        while key is not None and env is not None:
+            if env._attrs_bound and key in env.names:
+                return env.names[key]  # `self.history[-1]` stored above in this function (bind)
+            env = env.parent
         base = self.kind(node.value)
         if base in TENSOR_MAPS:
             return map_value(base)
@@ -901,6 +927,20 @@ class TypeEnv:
         if len(node.slice) >= 2 and any(isinstance(e.slice, cst.Slice) for e in node.slice):
             return T.TENSOR  # x[:, 0, :]: multi-dimensional slicing is tensor (or NumPy) indexing
         return T.UNKNOWN
+
+
+def _element_key(node: cst.Subscript) -> str | None:
+    """"self.<attr>[<integer literal>]" for such a subscript (`self.history[-1]`), else None."""
+    held = self_attribute(node.value)
+    if not held or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+        return None
+    index = node.slice[0].slice.value
+    negative = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
+    if negative:
+        index = index.expression
+    if not isinstance(index, cst.Integer):
+        return None
+    return f"self.{held}[{'-' if negative else ''}{index.evaluated_value}]"
 
 
 def _is_config(node: cst.BaseExpression) -> bool:

@@ -1180,7 +1180,8 @@ class CallSiteInference(CheckBase):
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
             elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param) \
-                    and self._decides_on(node, qualname, name):
+                    and ((is_root and has_self and self._holds_plural_tensor(qualname, name))
+                         or self._decides_on(node, qualname, name)):
                 # `step: int` (`sizes: list[tuple[int, int]]`) given a tensor at every call: Dynamo sees the
                 # tensor, not the annotation
                 passed = self.root_call_kinds(qualname, node) if is_root else None
