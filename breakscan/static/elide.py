@@ -32,7 +32,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
-from breakscan.static.index import ModuleInfo
+from breakscan.static.index import ModuleInfo, module_function_calls
 from breakscan.static.positions import file_lines
 from breakscan.static.regions import Region
 
@@ -104,14 +104,8 @@ def _defs(info: ModuleInfo) -> list:
 def _helper_bound(info: ModuleInfo) -> frozenset[str]:
     """Attributes some class binds only to what functions of this module return (the index's
     submodules: every call's result is recorded there)."""
-    prefix = info.name + "."
-    found = set()
-    for cls in info.classes.values():
-        for attr, held in cls.submodules.items():
-            called = [q for q in held if not q.startswith("arg:")]  # `betas_for(n)` records "arg:n" too
-            if called and all(q.startswith(prefix) and q[len(prefix):] in info.functions for q in called):
-                found.add(attr)
-    return frozenset(found)
+    return frozenset(attr for cls in info.classes.values() for attr, held in cls.submodules.items()
+                     if module_function_calls(info, held))
 
 
 def _unreferenced(lines: list[str], candidates: list, helper_bound: frozenset[str] = frozenset()) -> list:

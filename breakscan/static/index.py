@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -1350,6 +1350,19 @@ def _walk_own(root: ast.AST) -> list[ast.AST]:
     return out
 
 
+def module_function_calls(info: ModuleInfo, held: list[str]) -> list[str]:
+    """The functions of `info`'s module (names as defined there) that a `ClassInfo.submodules`
+    entry `held` lists, when every call it records is one of them (`self.betas =
+    betas_for(n)`: "pkg.mod.betas_for"; "arg:" entries are the call's parameters, not calls); []
+    otherwise."""
+    prefix = info.name + "."
+    called = [q for q in held if not q.startswith("arg:")]
+    names = [q[len(prefix):] for q in called if q.startswith(prefix)]
+    if len(names) != len(called) or any(n not in info.functions for n in names):
+        return []
+    return names
+
+
 def instance_class(info: ModuleInfo, value: ast.Call) -> str | None:
     """The qualified class a call builds (instance_spelling), or None."""
     name = instance_spelling(info, value)
@@ -2332,33 +2345,31 @@ class ProjectIndex:
         mismatch" (GB7312 on 2.13, GB0088 on 2.15) and a graph break at the call."""
         if not self.inherits(qualname, TENSOR_CLASSES):
             return False
-        queue, seen = [qualname], set()
-        while queue:
-            name = queue.pop(0)
-            hit = self.lookup_class(name)
-            if hit is None or name in seen or len(seen) > 40:
-                continue
-            seen.add(name)
-            init = hit[1].methods.get("__init__")
+        for cls in self.project_mro(qualname):
+            init = cls.methods.get("__init__")
             if init is not None:
                 return init.required > 1
-            queue.extend(hit[1].bases)
         return False
 
     def inherits(self, qualname: str, bases: Collection[str]) -> bool:
         """Whether the class `qualname` (qualified) or a class up its project MRO lists one of
         `bases` (qualified names: `torch.nn.Sequential`) as a base."""
-        stack, seen = [qualname], set()
-        while stack:
-            name = stack.pop()
+        return any(base in bases for cls in self.project_mro(qualname) for base in cls.bases)
+
+    def project_mro(self, qualname: str, limit: int = 40) -> Iterator[ClassInfo]:
+        """The project class `qualname` (qualified) and its project bases, breadth first (bases in
+        the order written: Python's MRO for single inheritance), each once; classes outside the
+        project end the walk on their side. At most `limit` + 1 classes (a guard on cycles of
+        re-exports)."""
+        queue, seen = [qualname], set()
+        while queue:
+            name = queue.pop(0)
             hit = self.lookup_class(name)
-            if hit is None or name in seen or len(seen) > 40:
+            if hit is None or name in seen or len(seen) > limit:
                 continue
             seen.add(name)
-            if any(base in bases for base in hit[1].bases):
-                return True
-            stack.extend(hit[1].bases)
-        return False
+            yield hit[1]
+            queue.extend(hit[1].bases)
 
     def registry(self, qualname: str, _depth: int = 0) -> list[str]:
         """The qualified functions the registry `qualname` (`pkg.losses.LOSSES`, or a name bound
@@ -2453,19 +2464,11 @@ class ProjectIndex:
     def _property_names(self, cls_qualname: str) -> frozenset[str]:
         found: set[str] = set()
         shadowed: set[str] = set()
-        stack, seen = [cls_qualname], set()
-        while stack:
-            qual = stack.pop(0)
-            hit = self.lookup_class(qual)
-            if hit is None or qual in seen or len(seen) > 20:
-                continue
-            seen.add(qual)
-            cls = hit[1]
+        for cls in self.project_mro(cls_qualname, limit=20):
             for name, fn in cls.methods.items():
                 if name not in shadowed and PROPERTY_DECORATORS & set(fn.decorators):
                     found.add(name)
                 shadowed.add(name)
-            stack.extend(cls.bases)
         return frozenset(found)
 
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:

@@ -892,16 +892,8 @@ class TypeEnv:
             return T.RANDOM  # `random.random() < p`: a traced comparison, a branch on it breaks
         return T.SCALAR if all(k in (T.SCALAR, T.SHAPE) for k in kinds) else T.UNKNOWN
 
-    def _any_attrs_bound(self) -> bool:
-        env: TypeEnv | None = self
-        while env is not None:
-            if env._attrs_bound:
-                return True
-            env = env.parent
-        return False
-
     def _subscript(self, node: cst.Subscript) -> T:
-        key = _element_key(node) if self._any_attrs_bound() else None
+        key = _element_key(node)
         env: TypeEnv | None = self
         while key is not None and env is not None:
             if env._attrs_bound and key in env.names:

@@ -49,15 +49,29 @@ def _wanted(cls: type) -> bool:
 
 def children(node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """Child nodes in source order, without whitespace, punctuation and operator tokens."""
+    return iter(child_list(node))
+
+
+def child_list(node: cst.CSTNode) -> list[cst.CSTNode]:
+    """`children` of `node` as a list."""
+    kids: list[cst.CSTNode] = []
     for name in _fields(type(node)):
         value = getattr(node, name)
         cls = type(value)
         if cls is list or cls is tuple:
             for item in value:
-                if _wanted(type(item)):
-                    yield item
-        elif value is not None and _wanted(cls):
-            yield value
+                wanted = _WANTED.get(type(item))
+                if wanted is None:
+                    wanted = _wanted(type(item))
+                if wanted:
+                    kids.append(item)
+        elif value is not None:
+            wanted = _WANTED.get(cls)
+            if wanted is None:
+                wanted = _wanted(cls)
+            if wanted:
+                kids.append(value)
+    return kids
 
 
 _SUITES = ("body", "orelse", "handlers", "finalbody")
@@ -160,27 +174,10 @@ def preorder(node: cst.CSTNode) -> list[cst.CSTNode]:
         return found[1]
     out: list[cst.CSTNode] = []
     stack = [node]
-    wanted = _WANTED
     while stack:
         current = stack.pop()
         out.append(current)
-        kids: list[cst.CSTNode] = []
-        for name in _fields(type(current)):
-            value = getattr(current, name)
-            cls = type(value)
-            if cls is list or cls is tuple:
-                for item in value:
-                    ok = wanted.get(type(item))
-                    if ok is None:
-                        ok = _wanted(type(item))
-                    if ok:
-                        kids.append(item)
-            elif value is not None:
-                ok = wanted.get(cls)
-                if ok is None:
-                    ok = _wanted(cls)
-                if ok:
-                    kids.append(value)
+        kids = child_list(current)
         kids.reverse()
         stack.extend(kids)
     _PREORDER[key] = (node, out)

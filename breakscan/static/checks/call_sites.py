@@ -16,7 +16,7 @@ import libcst as cst
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import Binder, ReturnCollector, all_params, param_kind
 from breakscan.static.generics import generic_return, union_members
-from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, bound_classes
+from breakscan.static.index import ClassInfo, FunctionInfo, ModuleInfo, bound_classes, module_function_calls
 from breakscan.static.regions import PARAM_READ_DEPTH, RETURN_READ_DEPTH, Region, RegionKey
 from breakscan.static.module_globals import global_kind
 from breakscan.static.syntax import dotted_name, nested_function
@@ -835,14 +835,11 @@ class CallSiteInference(CheckBase):
         indexing a module list. Memoized per class."""
         found = self._helper_tensors.get(cls.qualname)
         if found is None:
-            prefix = f"{self.info.name}."
             attrs = set()
             for attr, held in subs.items():
-                called = [q for q in held if not q.startswith("arg:")]  # `betas_for(n)` records "arg:n" too
-                names = [q[len(prefix):] for q in called if q.startswith(prefix)]
-                if not names or len(names) != len(called) or any(n not in self.info.functions for n in names):
-                    continue
-                if all(self._plain_returns(cst.Call(func=cst.Name(n)), (n, None))[0] is T.TENSOR for n in names):
+                names = module_function_calls(self.info, held)
+                if names and all(self._plain_returns(cst.Call(func=cst.Name(n)), (n, None))[0] is T.TENSOR
+                                 for n in names):
                     attrs.add(attr)
             found = self._helper_tensors[cls.qualname] = frozenset(attrs)
         return found
@@ -1180,7 +1177,7 @@ class CallSiteInference(CheckBase):
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = inferred.get(name, T.UNKNOWN)
             elif kind is T.SCALAR and qualname is not None and _numeric_annotation(param) \
-                    and ((is_root and has_self and self._holds_plural_tensor(qualname, name))
+                    and ((plural := is_root and has_self and self._holds_plural_tensor(qualname, name))
                          or self._decides_on(node, qualname, name)):
                 # `step: int` (`sizes: list[tuple[int, int]]`) given a tensor at every call: Dynamo sees the
                 # tensor, not the annotation
@@ -1191,7 +1188,7 @@ class CallSiteInference(CheckBase):
                     passed = inferred
                 if passed.get(name) in TENSORISH:
                     kind = passed[name]
-                elif is_root and has_self and name not in passed and self._holds_plural_tensor(qualname, name):
+                elif plural and name not in passed:
                     kind = T.TENSOR
             elif kind is T.TENSOR and qualname is not None and _number_or_tensor_annotation(param) \
                     and self._decides_on(node, qualname, name):
