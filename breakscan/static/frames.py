@@ -61,8 +61,11 @@ TRANSFORM_CHECK = "transform-body-fallback"  # BRK417
 BUILT_CHECK = "built-object-method-break"  # BRK409
 COMPREHENSION_CALL_CHECK = "comprehension-call-break"  # BRK410
 GENERATOR_LIST_CHECK = "generator-over-list-call-break"  # BRK411
+QUIET_CHECK = "quiet-callee-comprehension"  # BRK412
 CALL_BREAK_CHECKS = (COMPREHENSION_CALL_CHECK, GENERATOR_LIST_CHECK)
-CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, *CALL_BREAK_CHECKS)
+CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, QUIET_CHECK, *CALL_BREAK_CHECKS)
+# `super().items()` on a torch container base: a view of its submodules, no operation
+_SUPER_VIEWS = frozenset({"items", "keys", "values", "__getitem__", "__iter__", "__len__", "__contains__"})
 # Module containers whose iterator is a dict view of their submodules (Dynamo cannot rebuild it)
 MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
                      "torch.nn.modules.container.ModuleList", "torch.nn.modules.container.Sequential",
@@ -120,6 +123,7 @@ class SkippedFrames:
                     site = (f.path, f.line)
                     self._columns[site] = min(self._columns.get(site, f.column), f.column)
         self._memo: dict[RegionKey, frozenset[Site]] = {}
+        self._quiet_memo: dict[RegionKey, bool] = {}
         self._resolved: dict[tuple[str, ...], list[Region]] = {}
         self._decorated: dict[str, list[Region]] | None = None
 
@@ -292,6 +296,7 @@ class SkippedFrames:
         new: list[Finding] = []
         lines_of = functools.cache(_source_lines)  # each file read once per scan
         flagged: set[RegionKey] = set()
+        flagged_comps: set[tuple[str, int, int]] = set()
         for region, frame, found in skips:
             if getattr(self.settings.get(region.key), "fullgraph", False):
                 continue
@@ -300,10 +305,20 @@ class SkippedFrames:
                      and c.line >= found.eager_from and not _in_nested(c.line, frame.nested)]
             gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _in_nested(g.line, frame.nested)]
             started = self._generators_called(region, frame, found.eager_from)
-            if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]):
+            quiet = self._quiet_called(region, frame, found.eager_from) if by_check[QUIET_CHECK] else []
+            if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]) \
+                    and not quiet:
                 continue
             causes = sorted(found.causes - dropped)
             lines = lines_of(path)
+            for callee in quiet:
+                callee_path = str(callee.module.path)
+                callee_lines = lines_of(callee_path)
+                for comp in callee.function.quiet_comprehensions:
+                    if (callee_path, comp.line, comp.offset) not in flagged_comps:
+                        flagged_comps.add((callee_path, comp.line, comp.offset))
+                        new += [self._finding(rule, region, found, causes, comp, callee_lines, at=callee)
+                                for rule in by_check[QUIET_CHECK]]
             for check, items in ((CHECK, comps), (GENERATOR_CHECK, gens)):
                 for comp in items:
                     for rule in by_check[check]:
@@ -503,17 +518,75 @@ class SkippedFrames:
                         if r.function.is_generator and r not in out and not self._direct.get(r.key)]
         return out
 
+    def _quiet_called(self, region: Region, frame: DefFrame, eager_from: int) -> list[Region]:
+        """Region functions that trace no operation (_quiet) and hold comprehensions Dynamo
+        traces on their own, called by the eager code of `frame` (from `eager_from` on) or, being
+        quiet too, by one of those: each starts a frame Dynamo skips ("No ops traced for the FX
+        graph", measured on 2.13 and 2.15), so its comprehensions start frames of their own and
+        cannot step the iterator they receive (BRK412)."""
+        todo = [c for line, call in frame.calls if line >= eager_from and not _in_nested(line, frame.nested)
+                for c in self._callees(region, [call])]
+        seen: set[RegionKey] = set()
+        out: list[Region] = []
+        while todo:
+            callee = todo.pop()
+            if callee.key in seen or not self._quiet(callee):
+                continue
+            seen.add(callee.key)
+            if callee.function.quiet_comprehensions:
+                out.append(callee)
+            for call in callee.function.quiet_calls or ():
+                todo.extend(self._callees(callee, [call]))
+        return out
+
+    def _quiet(self, region: Region) -> bool:
+        """Whether calling `region`'s function traces no operation: its own code cannot
+        (FunctionInfo.quiet_calls), it has no predicted break, the attributes of `self` it reads
+        hold no tensor (_quiet_attr), and every project function it calls is quiet too; a call
+        that reaches no project function is quiet only for `super()`'s container views."""
+        key = region.key
+        if key in self._quiet_memo:
+            return self._quiet_memo[key]
+        self._quiet_memo[key] = True  # cycle guard: a recursive call adds no operation of its own
+        fn = region.function
+        result = fn.quiet_calls is not None and not self._direct.get(key)
+        cls = region.dispatch or region.cls
+        for call in fn.quiet_calls or () if result else ():
+            if call.kind == "attr":  # a submodule, a constant, a method read: no tensor
+                result = cls is not None and self._quiet_attr(cls.qualname, call.name)
+            else:
+                targets = self._callees(region, [call])
+                result = all(self._quiet(t) for t in targets) if targets else (
+                    call.kind == "super" and call.name in _SUPER_VIEWS)
+            if not result:
+                break
+        self._quiet_memo[key] = result
+        return result
+
+    def _quiet_attr(self, cls: str, attr: str) -> bool:
+        """Whether reading `attr` of an instance of project class `cls` gives no tensor: a
+        submodule, a constant `__init__` stores, a method that is not a property, or a class
+        constant by its name (`CLASS_ATTRS`)."""
+        tensors, scalars, subs = self.index.class_attr_kinds(cls)
+        if attr in tensors:
+            return False
+        if attr in subs or attr in scalars or (attr.isupper() and not attr.startswith("_")):
+            return True
+        found = self.index.method(cls, attr)
+        return found is not None and not any(d.endswith("property") for d in found[2].decorators)
+
     def _finding(self, rule: Rule, region: Region, found: Skip, causes: list[Site], comp: Comprehension,
                  lines: list[str], at: Region | None = None) -> Finding:
         """A finding of `rule` on `comp` (a span in `region`'s file, or in `at`'s: a generator
-        function the skipped frame calls)."""
+        function or a quiet function the skipped frame calls)."""
         path = str(region.module.path)
         column, end_column, short = _short_place(lines, comp)
         where = _cause_text(causes or [(path, found.line)], path)
         block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
         return _conditional_finding(
             rule, region, str(at.module.path) if at else path, lines, comp.line, comp.end_line, column, end_column,
-            short, causes, {"{code}": short, "{cause}": where, "{line}": str(found.block.line), "{block}": block},
+            short, causes, {"{code}": short, "{cause}": where, "{line}": str(found.block.line), "{block}": block,
+                            "{caller}": region.function.qualname, "{callee}": at.function.qualname if at else ""},
             extra={"try_line": found.block.line, "skip_block": found.block.kind},
             chain=region.chain + ((at.function.qualname,) if at else ()))
 

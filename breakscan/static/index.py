@@ -290,6 +290,12 @@ class FunctionInfo:
     built_calls: list[tuple[str, str, int, int, tuple]] = field(default_factory=list)
     # comprehensions of its own code over iterators Dynamo cannot rebuild, with their calls (BRK410)
     comprehension_calls: list[ComprehensionCalls] = field(default_factory=list)
+    # None when its own code may put an operation in an FX graph (_quiet_calls); else the project
+    # calls it makes, which must not either for a call of it to trace no operation (frames.py, BRK412)
+    quiet_calls: tuple[CallRef, ...] | None = None
+    # when quiet_calls is not None: its own comprehensions that Dynamo traces as frames of their
+    # own over an iterator it cannot step (BRK412)
+    quiet_comprehensions: list[Comprehension] = field(default_factory=list)
 
 
 @dataclass
@@ -674,6 +680,7 @@ class _Indexer:
             fn.is_generator = any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in _own_nodes(node))
         if blocks:
             fn.frames = def_frames(self.info, node)
+        fn.quiet_calls, fn.quiet_comprehensions = _quiet_calls(self.info, node, method=cls is not None)
         owner = cls.qualname if cls else self.info.name
         full = f"{owner}.{node.name}" if not outer else f"{self.info.name}.{qualname}"
         for dec in node.decorator_list:
@@ -1774,6 +1781,84 @@ def _may_add_ops(info: ModuleInfo, node: ast.AST, params: set[str]) -> bool:
 
 
 _DICT_VIEWS = {"items", "values", "keys"}
+# What a function that traces no tensor operation may call (_quiet_calls): builtins that make no
+# operation of non-tensor values, and methods that str, list and dict have and tensors do not.
+_QUIET_BUILTINS = frozenset({"len", "isinstance", "issubclass", "getattr", "hasattr", "list", "dict", "tuple",
+                             "set", "frozenset", "zip", "enumerate", "range", "str", "sorted", "reversed",
+                             "type", "repr", "iter", "next", "super"})
+_QUIET_METHODS = frozenset({"items", "keys", "values", "get", "append", "extend", "insert", "update",
+                            "setdefault", "replace", "join", "startswith", "endswith", "strip", "lstrip",
+                            "rstrip", "lower", "upper", "format", "partition", "rpartition", "split", "rsplit"})
+# Parameter annotations of values that are never tensors (`key: str`, `names: List[str]`).
+_QUIET_ANNOTATIONS = frozenset({"str", "int", "bool", "bytes", "None", "Optional", "List", "list", "Tuple",
+                                "tuple", "Dict", "dict", "Set", "set", "FrozenSet", "frozenset", "Sequence",
+                                "Iterable", "Union", "typing"})
+
+
+def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
+                 method: bool) -> tuple[tuple[CallRef, ...] | None, list[Comprehension]]:
+    """The project calls of `node` when its own code cannot put an operation in an FX graph, else
+    None; with its own outermost comprehensions that Dynamo traces as frames of their own over an
+    iterator it cannot step (_steps_unsupported_iterator, _references_module). Dynamo skips a
+    frame that traces no operation ("No ops traced for the FX graph", measured on 2.13 and 2.15),
+    so the comprehensions it runs start as frames of their own (BRK412).
+
+    Strict: every parameter but a method's first is annotated with a non-tensor type (str, int,
+    bool and containers of them), no `*args`/`**kwargs`; every call is a builtin of
+    _QUIET_BUILTINS, a str/list/dict method of _QUIET_METHODS on a value other than a module, or
+    a call of `self.m`/`cls.m`, `super().m` or a bare name, which the caller checks on the project
+    (frames.SkippedFrames._quiet); attributes are read only from `self`/`cls` (returned as
+    CallRef("attr", name), checked there too) or from a global name (a module, an enum)."""
+    args = node.args
+    if args.vararg or args.kwarg or isinstance(node, ast.AsyncFunctionDef):
+        return None, []
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    static = any(ast_dotted(d) == "staticmethod" for d in node.decorator_list)
+    first = params[0].arg if method and not static and params else ""
+    for a in params[1:] if first else params:
+        nodes = walk_nodes(a.annotation) if a.annotation is not None else []
+        names = {n.id if isinstance(n, ast.Name) else n.attr for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
+        if not names or not names <= _QUIET_ANNOTATIONS or any(  # a string annotation may name anything
+                isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes):
+            return None, []
+    calls: list[CallRef] = []
+    comps: list[ast.AST] = []
+    own = _own_nodes(node)
+    funcs = {id(sub.func) for sub in own if type(sub) is ast.Call}
+    local = {a.arg for a in params} | {sub.id for sub in own if type(sub) is ast.Name and type(sub.ctx) is ast.Store}
+    for sub in own:
+        kind = type(sub)
+        if kind in _COMPREHENSIONS:
+            comps.append(sub)
+        if kind in (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.Global, ast.Nonlocal):
+            return None, []
+        if kind is ast.Attribute and type(sub.ctx) is ast.Load and id(sub) not in funcs:
+            recv = sub.value
+            if type(recv) is ast.Name and first and recv.id == first:
+                calls.append(CallRef("attr", sub.attr))  # the caller checks it is no tensor
+            elif not (type(recv) is ast.Name and recv.id not in local):  # a local's attribute may be one
+                return None, []
+        if kind is not ast.Call:
+            continue
+        func = sub.func
+        if isinstance(func, ast.Name):
+            if func.id not in _QUIET_BUILTINS:
+                calls.append(CallRef("name", func.id))
+        elif isinstance(func, ast.Attribute):
+            recv = func.value
+            if isinstance(recv, ast.Name) and first and recv.id == first:
+                calls.append(CallRef("self", func.attr))
+            elif isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super" and not recv.args:
+                calls.append(CallRef("super", func.attr))
+            elif func.attr not in _QUIET_METHODS or (
+                    isinstance(recv, ast.Name) and info.qualify(recv.id).split(".")[0] in ("torch", "numpy")):
+                return None, []
+        else:
+            return None, []
+    inner = {id(n) for c in comps for n in walk_nodes(c) if n is not c}
+    return tuple({(c.kind, c.name): c for c in calls}.values()), [
+        Comprehension(c.lineno, c.col_offset, c.end_lineno or c.lineno, c.end_col_offset or 0, True)
+        for c in comps if id(c) not in inner and _steps_unsupported_iterator(info, c) and _references_module(info, c)]
 
 
 def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
