@@ -4,9 +4,12 @@ from its arguments, in a user's package with relative imports, driven through `b
 - `boxes_t, *_ = to_type(boxes, torch.Tensor)` with `output_type: type[T] | None` and
   `-> tuple[T, type]`: `boxes_t` is a tensor (the names around a starred target take the tuple's
   element kinds one by one);
-- `out, _ = like(src, dst=limit)` with `dst: T`: `out` is what `limit` is, a tensor.
+- `out, _ = like(src, dst=limit)` with `dst: T`: `out` is what `limit` is, a tensor;
+- `arr = to_type(values, np.ndarray)[0]`: one element of the tuple, a NumPy array, which Dynamo
+  traces as a tensor (`arr.max() > 100` breaks, GB0170, from the dev miss of MONAI's
+  `percentile`, which converts `q` with `convert_data_type(q, output_type=np.ndarray)[0]`).
 The converter dispatches on `issubclass(output_type, ...)` through helpers returning `Any`, so
-its body alone says nothing; a call with another class (`to_type(x, np.ndarray)`) binds nothing
+its body alone says nothing; a call with another class (`to_type(x, list)`) binds nothing
 known and its result is not flagged.
 """
 
@@ -100,15 +103,22 @@ PACKAGE = {
 
 
         def as_array(values):
-            arr, _ = to_type(values, np.ndarray)
+            arr = to_type(values, np.ndarray)[0]
             if arr.max() > 100:
+                return values / 2
+            return values
+
+
+        def as_list(values):
+            items, _ = to_type(values, list)
+            if items:
                 return values / 2
             return values
     ''',
     "train.py": '''\
         import torch
 
-        from medkit.boxes import box_area, clip_like
+        from medkit.boxes import as_array, box_area, clip_like
 
 
         @torch.compile(backend="eager")
@@ -119,16 +129,17 @@ PACKAGE = {
         if __name__ == "__main__":
             corners = torch.rand(6, 2) * 10
             postprocess(torch.cat([corners, corners + 1], dim=1), torch.ones(6, 4))
+            torch.compile(as_array, backend="eager")(torch.rand(5) * 200)
     ''',
 }
-BREAKS = [("BRK101", "boxes.py", 10), ("BRK101", "boxes.py", 17)]
+BREAKS = [("BRK101", "boxes.py", 10), ("BRK101", "boxes.py", 17), ("BRK101", "boxes.py", 24)]
 
 
 def test_typevar_returns_bound_by_a_class_or_a_value_are_tensors(tmp_path):
     findings = static_findings(tmp_path, PACKAGE)
     in_boxes = rule_lines(f for f in findings if f.path.endswith("boxes.py"))
     assert {(rule, line) for rule, _, line in BREAKS} <= in_boxes, in_boxes
-    assert not {hit for hit in in_boxes if hit[1] == 24}, in_boxes  # to_type(values, np.ndarray)
+    assert not {hit for hit in in_boxes if hit[1] == 31}, in_boxes  # to_type(values, list)
 
 
 @pytest.mark.dynamic

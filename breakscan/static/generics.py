@@ -8,7 +8,9 @@ the call's arguments (PEP 484 generic functions).
 
     boxes_t, *_ = convert_data_type(boxes, torch.Tensor)   # boxes_t: a tensor
 
-A parameter annotated `type[T]` binds `T` to the class passed (`torch.Tensor`: a tensor); one
+A parameter annotated `type[T]` binds `T` to the class passed (`torch.Tensor`: a tensor; and
+`np.ndarray`, since Dynamo traces NumPy arrays as tensors: `if (q_np < 0).any()` on
+`convert_data_type(q, np.ndarray)[0]` breaks, GB0170, measured on 2.13 and 2.15); one
 annotated `T` binds it to the kind of the value passed (`convert_to_dst_type(src, dst=img)`
 returns what `img` is). Only a binding to a tensor is kept: anything else stays unknown
 (precision first).
@@ -97,9 +99,10 @@ def generic_return(returns: str, param_annotations: dict[str, str], params: list
             continue
         type_var, takes_class = found
         if takes_class:
-            passed = dotted_name(value)
-            is_tensor = bool(passed) and qualify(passed).rsplit(".", 1)[-1] in TENSOR_ANNOTATIONS \
-                and qualify(passed).startswith("torch.")
+            passed = qualify(dotted_name(value) or "")
+            # NumPy arrays made in a region are traced as tensors (torch._numpy), like the inference's
+            is_tensor = passed == "numpy.ndarray" or (
+                passed.startswith("torch.") and passed.rsplit(".", 1)[-1] in TENSOR_ANNOTATIONS)
         else:
             is_tensor = env.kind(value) is T.TENSOR
         kind = T.TENSOR if is_tensor else T.UNKNOWN  # bound to something else: nothing known

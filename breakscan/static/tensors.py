@@ -899,6 +899,10 @@ class TypeEnv:
             if env._attrs_bound and key in env.names:
                 return env.names[key]  # `self.history[-1]` stored above in this function (bind)
             env = env.parent
+        if isinstance(node.value, cst.Call) and (index := _integer_index(node)) is not None:
+            elements = self.element_kinds(node.value)  # `convert(q, np.ndarray)[0]`: one element of a tuple return
+            if elements is not None and -len(elements) <= index < len(elements):
+                return elements[index]
         base = self.kind(node.value)
         if base in TENSOR_MAPS:
             return map_value(base)
@@ -921,10 +925,9 @@ class TypeEnv:
         return T.UNKNOWN
 
 
-def _element_key(node: cst.Subscript) -> str | None:
-    """"self.<attr>[<integer literal>]" for such a subscript (`self.history[-1]`), else None."""
-    held = self_attribute(node.value)
-    if not held or len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+def _integer_index(node: cst.Subscript) -> int | None:
+    """The index of `v[<integer literal>]` (`v[-1]`: -1), else None."""
+    if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
         return None
     index = node.slice[0].slice.value
     negative = isinstance(index, cst.UnaryOperation) and isinstance(index.operator, cst.Minus)
@@ -932,7 +935,14 @@ def _element_key(node: cst.Subscript) -> str | None:
         index = index.expression
     if not isinstance(index, cst.Integer):
         return None
-    return f"self.{held}[{'-' if negative else ''}{index.evaluated_value}]"
+    return -int(index.evaluated_value) if negative else int(index.evaluated_value)
+
+
+def _element_key(node: cst.Subscript) -> str | None:
+    """"self.<attr>[<integer literal>]" for such a subscript (`self.history[-1]`), else None."""
+    held = self_attribute(node.value)
+    index = _integer_index(node) if held else None
+    return None if index is None else f"self.{held}[{index}]"
 
 
 def _is_config(node: cst.BaseExpression) -> bool:
