@@ -691,13 +691,16 @@ def stores_in(tree: cst.CSTNode) -> list[cst.BaseExpression]:
 
 def _join_arguments(kinds: list[T]) -> T:
     """The kind of a parameter from the kinds passed at all its call sites: the same tensor kind
-    everywhere (tensors and boolean tensors: a tensor), a `str` enum member everywhere, or Python
-    values and shapes everywhere (a
+    everywhere (tensors and boolean tensors: a tensor), a `str` enum member at one call and
+    Python values or unknowns at the others (the line of a `str` method on it breaks when that
+    call reaches it: BRK247 is the only reader of the kind), or Python values and shapes everywhere (a
     shape if any is one: `torch.div(x.size(1), w)` on them folds), else UNKNOWN. A parameter that
     is a tensor at some calls and a Python value at others stays unknown."""
     distinct = set(kinds)
     if not kinds:
         return T.UNKNOWN
+    if T.STR_ENUM in distinct and distinct <= {T.STR_ENUM, T.SCALAR, T.UNKNOWN}:
+        return T.STR_ENUM  # a traced call passes a member: a `str` method on it breaks there (BRK247)
     if len(distinct) == 1 and distinct <= {*TENSORISH, T.TENSOR_SEQ, *TENSOR_MAPS, T.STR_ENUM}:
         return kinds[0]
     if distinct <= set(TENSORISH):
