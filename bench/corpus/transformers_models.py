@@ -59,6 +59,12 @@ TEXT_S7 = ("afmoe", "apertus", "deberta-v2", "ernie4_5_moe", "eurobert", "exaone
 VISION_S7 = ("mobilenet_v1", "dinov2_with_registers", "dinov3_vit", "siglip_vision_model", "clip_vision_model",
              "aimv2_vision_model", "pixio", "mlcd_vision_model")
 
+# Added in the twentieth session, the same way (model types whose names the hash puts in the dev
+# half, that built and ran eagerly in eval and train mode from the tiny config, before any scan).
+TEXT_S20 = ("aria_text", "gpt-sw3", "granite_swa", "gte", "hy_v3", "hyperclovax", "iquestcoder", "laguna", "mellum",
+            "minimax_m2", "nemotron_h", "openai-gpt", "solar_open", "cpmant", "jina_embeddings_v3",
+            "muse_glimmer_text", "inkling_text", "cwm", "kolibri1")
+
 
 def _auto(model_type: str, tiny: dict, inputs):
     def factory(device):
@@ -110,4 +116,5 @@ CASES: list[Case] = [
     *(Case("transformers", t, _auto(t, _VISION_TINY, _pixels)) for t in VISION_NEW),
     *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT_S7),
     *(Case("transformers", t, _auto(t, _VISION_TINY, _pixels)) for t in VISION_S7),
+    *(Case("transformers", t, _auto(t, _TINY, _text)) for t in TEXT_S20),
 ]
