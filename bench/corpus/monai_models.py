@@ -790,3 +790,58 @@ CASES += [
     Case("monai", "losses.FocalLoss_softmax", _loss("FocalLoss", use_softmax=True, to_onehot_y=True, gamma=2.0)),
     Case("monai", "losses.JukeboxLoss", _pair("JukeboxLoss", spatial_dims=2)),
 ]
+
+
+def _unification_lists(n: int, shape: tuple, **kwargs):
+    """Inputs of a unification function taking a sequence of `n` random tensors of `shape`."""
+
+    def inputs(device):
+        import torch
+
+        return ([torch.rand(*shape, device=device) for _ in range(n)],), dict(kwargs)
+
+    return inputs
+
+
+def _unravel_inputs(device):
+    import torch
+
+    return (torch.tensor([3, 7, 11], device=device), (4, 4)), {}
+
+
+def _in1d_inputs(device):
+    import torch
+
+    return (torch.randint(0, 6, (12,), device=device), torch.tensor([1, 3], device=device)), {}
+
+
+def _searchsorted_inputs(device):
+    import torch
+
+    return (torch.sort(torch.rand(10, device=device)).values, torch.rand(4, device=device)), {}
+
+
+def _unique_inputs(device):
+    return _in1d_inputs(device)[0][:1], {}
+
+
+_UNIFICATION = "monai.transforms.utils_pytorch_numpy_unification"
+# Twentieth session (names that hash to dev only; each called eagerly before any scan).
+CASES += [
+    function_case("monai", f"{_UNIFICATION}.in1d", _in1d_inputs),
+    function_case("monai", f"{_UNIFICATION}.floor_divide", _unification((2, 8), b=3)),
+    function_case("monai", f"{_UNIFICATION}.unravel_indices", _unravel_inputs),
+    function_case("monai", f"{_UNIFICATION}.ravel", _unification((2, 8))),
+    function_case("monai", f"{_UNIFICATION}.any_np_pt", _unification((2, 8), axis=1)),
+    function_case("monai", f"{_UNIFICATION}.concatenate", _unification_lists(3, (2, 4), axis=1)),
+    function_case("monai", f"{_UNIFICATION}.cumsum", _unification((2, 8), axis=1)),
+    function_case("monai", f"{_UNIFICATION}.isfinite", _unification((2, 8))),
+    function_case("monai", f"{_UNIFICATION}.searchsorted", _searchsorted_inputs),
+    function_case("monai", f"{_UNIFICATION}.isnan", _unification((2, 8))),
+    function_case("monai", f"{_UNIFICATION}.ascontiguousarray", _unification((2, 8))),
+    function_case("monai", f"{_UNIFICATION}.stack", _unification_lists(3, (2, 4), dim=0)),
+    function_case("monai", f"{_UNIFICATION}.unique", _unique_inputs),
+    function_case("monai", f"{_UNIFICATION}.max", _unification((2, 8), dim=1)),
+    function_case("monai", f"{_UNIFICATION}.mean", _unification((2, 8), dim=1)),
+    function_case("monai", f"{_UNIFICATION}.std", _unification((2, 8), dim=1)),
+]
