@@ -1823,38 +1823,52 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
             return None, []
     calls: list[CallRef] = []
     comps: list[ast.AST] = []
-    own = _own_nodes(node)
-    funcs = {id(sub.func) for sub in own if type(sub) is ast.Call}
-    local = {a.arg for a in params} | {sub.id for sub in own if type(sub) is ast.Name and type(sub.ctx) is ast.Store}
-    for sub in own:
+    funcs: set[int] = set()  # the callees of calls seen (a parent is seen before its children)
+    local = {a.arg for a in params}
+    receivers: set[str] = set()  # names whose attributes are read: globals only, checked at the end
+    # One pre-order walk of its own code (not nested defs), given up at the first operation.
+    stack: list[ast.AST] = list(reversed(node.body))
+    while stack:
+        sub = stack.pop()
         kind = type(sub)
-        if kind in _COMPREHENSIONS:
-            comps.append(sub)
         if kind in (ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda, ast.Global, ast.Nonlocal):
             return None, []
-        if kind is ast.Attribute and type(sub.ctx) is ast.Load and id(sub) not in funcs:
+        if kind in _DEFS:
+            continue  # a nested def's body is its own frame
+        if kind is ast.Name:
+            if type(sub.ctx) is ast.Store:
+                local.add(sub.id)
+            continue
+        if kind in _COMPREHENSIONS:
+            comps.append(sub)
+        elif kind is ast.Attribute and type(sub.ctx) is ast.Load and id(sub) not in funcs:
             recv = sub.value
             if type(recv) is ast.Name and first and recv.id == first:
                 calls.append(CallRef("attr", sub.attr))  # the caller checks it is no tensor
-            elif not (type(recv) is ast.Name and recv.id not in local):  # a local's attribute may be one
+            elif type(recv) is ast.Name:
+                receivers.add(recv.id)  # a local's attribute may be a tensor: a global's is not
+            else:
                 return None, []
-        if kind is not ast.Call:
-            continue
-        func = sub.func
-        if isinstance(func, ast.Name):
-            if func.id not in _QUIET_BUILTINS:
-                calls.append(CallRef("name", func.id))
-        elif isinstance(func, ast.Attribute):
-            recv = func.value
-            if isinstance(recv, ast.Name) and first and recv.id == first:
-                calls.append(CallRef("self", func.attr))
-            elif isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super" and not recv.args:
-                calls.append(CallRef("super", func.attr))
-            elif func.attr not in _QUIET_METHODS or (
-                    isinstance(recv, ast.Name) and info.qualify(recv.id).split(".")[0] in ("torch", "numpy")):
+        elif kind is ast.Call:
+            func = sub.func
+            funcs.add(id(func))
+            if isinstance(func, ast.Name):
+                if func.id not in _QUIET_BUILTINS:
+                    calls.append(CallRef("name", func.id))
+            elif isinstance(func, ast.Attribute):
+                recv = func.value
+                if isinstance(recv, ast.Name) and first and recv.id == first:
+                    calls.append(CallRef("self", func.attr))
+                elif isinstance(recv, ast.Call) and ast_dotted(recv.func) == "super" and not recv.args:
+                    calls.append(CallRef("super", func.attr))
+                elif func.attr not in _QUIET_METHODS or (
+                        isinstance(recv, ast.Name) and info.qualify(recv.id).split(".")[0] in ("torch", "numpy")):
+                    return None, []
+            else:
                 return None, []
-        else:
-            return None, []
+        stack.extend(reversed(child_nodes(sub)))
+    if receivers & local:
+        return None, []
     inner = {id(n) for c in comps for n in walk_nodes(c) if n is not c}
     return tuple({(c.kind, c.name): c for c in calls}.values()), [
         Comprehension(c.lineno, c.col_offset, c.end_lineno or c.lineno, c.end_col_offset or 0, True)
