@@ -556,8 +556,9 @@ class SkippedFrames:
                 result = cls is not None and self._quiet_attr(cls.qualname, call.name)
             else:
                 targets = self._callees(region, [call])
-                result = all(self._quiet(t) for t in targets) if targets else (
-                    call.kind == "super" and call.name in _SUPER_VIEWS)
+                result = all(self._quiet(t) for t in targets) if targets else call.name in _SUPER_VIEWS and (
+                    call.kind == "super" or call.kind == "self" and cls is not None
+                    and self.index.inherits(cls.qualname, MODULE_CONTAINERS))  # `self.keys()` of a ModuleDict
             if not result:
                 break
         self._quiet_memo[key] = result
@@ -565,13 +566,15 @@ class SkippedFrames:
 
     def _quiet_attr(self, cls: str, attr: str) -> bool:
         """Whether reading `attr` of an instance of project class `cls` gives no tensor: a
-        submodule, a constant `__init__` stores, a method that is not a property, or a class
-        constant by its name (`CLASS_ATTRS`)."""
+        submodule, a constant `__init__` stores or a parameter annotated `str`, `int` or `bool`
+        it stores, a method that is not a property, or a class constant by its name (`CLASS_ATTRS`)."""
         tensors, scalars, subs = self.index.class_attr_kinds(cls)
         if attr in tensors:
             return False
         if attr in subs or attr in scalars or (attr.isupper() and not attr.startswith("_")):
             return True
+        if any(attr in c.python_attrs for c in self.index.project_mro(cls)):
+            return True  # `self.tag = tag` with `tag: str`
         found = self.index.method(cls, attr)
         return found is not None and not any(d.endswith("property") for d in found[2].decorators)
 

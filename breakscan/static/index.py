@@ -316,6 +316,13 @@ class ClassInfo:
     callable_attrs: dict[str, list[str]] = field(default_factory=dict)
     # class-level `R = np.random.RandomState()`: name -> the qualified callee of its value
     class_calls: dict[str, str] = field(default_factory=dict)
+    # `self.mode = mode` (`mode=Mode.FAST`) or `self.mode = Mode.FAST` in `__init__`: attr ->
+    # (the parameter stored, "" for a member written; the default or member, qualified), for the
+    # attributes that hold a `str` enum member (ProjectIndex.str_enum_attrs, BRK247)
+    member_attrs: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # attributes `__init__` stores from a parameter annotated `str`, `int` or `bool`: Python values
+    # (read by BRK412's quiet functions only)
+    python_attrs: set[str] = field(default_factory=set)
 
 
 @dataclass
@@ -739,11 +746,23 @@ class _Indexer:
         args = (*init.args.posonlyargs, *init.args.args, *init.args.kwonlyargs)[1:]
         params = {a.arg for a in args}
         annotated = {a.arg: self.info.qualify(name) for a in args if (name := _annotated_class(a.annotation))}
+        defaults = _function_defaults(init)
+        python = {a.arg for a in args if isinstance(a.annotation, ast.Name) and a.annotation.id in ("str", "int", "bool")}
         for node in walk_nodes(init):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
                     if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+                        value = node.value
+                        stored = value.id if isinstance(value, ast.Name) and value.id in params else ""
+                        if stored:
+                            member = defaults.get(stored, "")
+                        else:
+                            member = ast_dotted(value) or "" if isinstance(value, ast.Attribute) else ""
+                        if "." in member and member.rpartition(".")[2][:1].isupper():
+                            cls.member_attrs[t.attr] = (stored, self.info.qualify(member))
+                        if stored in python:
+                            cls.python_attrs.add(t.attr)
                         if isinstance(node.value, ast.Call) and trace_marker(self.info, node.value):
                             self.mark(f"{cls.qualname}.{t.attr}", node.value)  # not traced: no submodule
                         else:
@@ -1424,10 +1443,12 @@ def note_construction(info: ModuleInfo, call: ast.Call) -> None:
     ProjectIndex.class_attr_kinds), and a function of the module (or an imported name) passed
     by name, as "fn:<qualified name>" (`Net(hinge)`: Net, 0, ("fn:train.hinge",)), for the
     functions `__init__` stores to call later (`self.loss_fn = loss_fn`,
-    ProjectIndex.passed_functions)."""
+    ProjectIndex.passed_functions), and a string literal passed as "lit:str" (ProjectIndex.str_enum_attrs)."""
     slots = _class_call_slots(call)
     for slot, value in slots or ():
-        if type(value) is ast.Name and (value.id in info.functions or value.id in info.imports) \
+        if type(value) is ast.Constant and type(value.value) is str:  # `Net(mode="full")`: not a member
+            info.constructions.append((_called_class(info, call), slot, ("lit:str",)))
+        elif type(value) is ast.Name and (value.id in info.functions or value.id in info.imports) \
                 and not value.id[:1].isupper():  # `Net(hinge)`: a function the instance may call
             info.constructions.append((_called_class(info, call), slot, (f"fn:{info.qualify(value.id)}",)))
         elif isinstance(value, _CONTAINER_ARGS):
@@ -2251,6 +2272,26 @@ class ProjectIndex:
         `enum.Enum` up its project MRO (`class Weight(str, Enum)`), or `enum.StrEnum`."""
         return self.inherits(qualname, _STR_BASES) and self.inherits(qualname, _ENUM_BASES)
 
+    def str_enum_attrs(self, cls_qualname: str) -> frozenset[str]:
+        """The attributes of the class (its own `__init__` or a project base's) that hold a member
+        of a project `str` enum (is_str_enum): `__init__` stores one written (`self.mode =
+        Mode.FAST`) or a parameter defaulting to one (`self.mode = mode`, `mode=Mode.FAST`) that no
+        project call of the class passes a string literal, and no other method stores it."""
+        found: set[str] = set()
+        seen: set[str] = set()
+        for cls in self.project_mro(cls_qualname):
+            for attr, (param, member) in cls.member_attrs.items():
+                if attr in seen:
+                    continue
+                seen.add(attr)
+                owner = member.rpartition(".")[0]
+                stored_elsewhere = any(f"self.{attr}" in fn.attr_stores for name, fn in cls.methods.items()
+                                       if name != "__init__")
+                if self.is_str_enum(owner) and not stored_elsewhere and not (
+                        param and "lit:str" in self.passed_classes(cls, param, functions=True)):
+                    found.add(attr)
+        return frozenset(found)
+
     def lookup_class(self, qualname: str) -> tuple[ModuleInfo, ClassInfo] | None:
         """A class by qualified name, following re-exports."""
         return self._lookup(qualname, "classes")
@@ -2365,7 +2406,7 @@ class ProjectIndex:
         for slot, built in self._constructions.get(cls.qualname, ()):
             if slot == param or slot == position:
                 out.update(dict.fromkeys(built))
-        return list(out) if functions else [b for b in out if not b.startswith("fn:")]
+        return list(out) if functions else [b for b in out if not b.startswith(("fn:", "lit:"))]
 
     def init_bound_functions(self, cls: ClassInfo, bound: str) -> list[str]:
         """The qualified functions a ClassInfo.callable_attrs entry "arg:__init__:<position>"

@@ -291,7 +291,8 @@ class TypeEnv:
                  self_modules: frozenset[str] | None = None,
                  holds_tensor: Callable[[Collection[str], str], bool] | None = None,
                  properties_of: Callable[[str], frozenset[str]] | None = None,
-                 traced_random: Callable[[str, cst.Call, TypeEnv], bool] | None = None) -> None:
+                 traced_random: Callable[[str, cst.Call, TypeEnv], bool] | None = None,
+                 self_str_enums: frozenset[str] = frozenset()) -> None:
         """`returns(call, env)` gives the return kind of a call to a project function (or UNKNOWN),
         `env` the scope the call is made in (its arguments' kinds); `tuple_returns(call, env)` the
         kinds of the elements of the tuple it always returns (or None);
@@ -304,11 +305,13 @@ class TypeEnv:
         `properties_of(class)` the property getters of a project class (ProjectIndex.property_names):
         `meter.avg` of a local instance reads what its getter returns;
         `traced_random(qualname, call, env)` whether Dynamo traces that `random` call (TRACED_RANDOM) into a
-        tensor on the target torch (no active rule breaks at the call: `random.random()` from 2.14)."""
+        tensor on the target torch (no active rule breaks at the call: `random.random()` from 2.14);
+        `self_str_enums` the attributes holding a `str` enum member (ProjectIndex.str_enum_attrs)."""
         self.info = info
         self.parent = parent
         self.names: dict[str, T] = {}
         self.self_tensors = self_tensors if parent is None else parent.self_tensors
+        self.self_str_enums = self_str_enums if parent is None else parent.self_str_enums
         self.self_scalars = self_scalars if parent is None else parent.self_scalars
         # `self` is an nn.Sequential / nn.ModuleList: `for layer in self` gives its submodules
         self.self_iterates_modules = self_iterates_modules if parent is None else parent.self_iterates_modules
@@ -638,6 +641,8 @@ class TypeEnv:
                 return T.TENSOR
             if attr in self.self_modules:
                 return T.MODULE
+            if attr in self.self_str_enums:
+                return T.STR_ENUM  # `self.mode = mode` with `mode=Mode.FAST` (BRK247)
             if attr in self.self_scalars or attr == "training":
                 return T.SCALAR
             if attr in self.self_properties and self.returns is not None:

@@ -811,8 +811,10 @@ class CallSiteInference(CheckBase):
         properties: frozenset[str] = frozenset()
         subs: dict[str, list[str]] = {}
         modules: frozenset[str] | None = None
+        str_enums: frozenset[str] = frozenset()
         if cls is not None:
             tensors, scalars, subs = self.index.class_attr_kinds(cls.qualname)
+            str_enums = self.index.str_enum_attrs(cls.qualname)
             iterates = self.index.inherits(cls.qualname, MODULE_CONTAINERS)
             properties = self.index.property_names(cls.qualname)
             helper_tensors = self._helper_tensor_attrs(cls, subs)
@@ -823,7 +825,8 @@ class CallSiteInference(CheckBase):
                       self_properties=properties, returns=self._return_kind, tuple_returns=self._return_elements,
                       globals_=self._global_kind, self_sub_classes=subs, self_modules=modules,
                       holds_tensor=self.index.holds_tensor_attr,
-                      properties_of=self.index.property_names, traced_random=self._traced_random)
+                      properties_of=self.index.property_names, traced_random=self._traced_random,
+                      self_str_enums=str_enums)
         if isinstance(fn, FunctionInfo):
             env.instances = {name: self.info.qualify(c) for name, c in fn.local_classes.items()}
         elif fn is not None:
