@@ -64,7 +64,7 @@ GENERATOR_LIST_CHECK = "generator-over-list-call-break"  # BRK411
 QUIET_CHECK = "quiet-callee-comprehension"  # BRK412
 CALL_BREAK_CHECKS = (COMPREHENSION_CALL_CHECK, GENERATOR_LIST_CHECK)
 CHECKS = (CHECK, GENERATOR_CHECK, TRANSFORM_CHECK, BUILT_CHECK, QUIET_CHECK, *CALL_BREAK_CHECKS)
-# `super().items()` on a torch container base: a view of its submodules, no operation
+# `super().items()`, `self.keys()` on a torch container base: a view of its submodules, no operation
 _SUPER_VIEWS = frozenset({"items", "keys", "values", "__getitem__", "__iter__", "__len__", "__contains__"})
 # Module containers whose iterator is a dict view of their submodules (Dynamo cannot rebuild it)
 MODULE_CONTAINERS = {"torch.nn.ModuleList", "torch.nn.Sequential", "torch.nn.ModuleDict",
@@ -543,7 +543,8 @@ class SkippedFrames:
         """Whether calling `region`'s function traces no operation: its own code cannot
         (FunctionInfo.quiet_calls), it has no predicted break, the attributes of `self` it reads
         hold no tensor (_quiet_attr), and every project function it calls is quiet too; a call
-        that reaches no project function is quiet only for `super()`'s container views."""
+        that reaches no project function is quiet only for the container views of `super()` or
+        of a `ModuleDict`/`ModuleList`/`Sequential` the class derives from (`self.keys()`)."""
         key = region.key
         if key in self._quiet_memo:
             return self._quiet_memo[key]
