@@ -2188,6 +2188,7 @@ class ProjectIndex:
     _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
     _constructions: dict | None = None  # passed_classes(), cached until the next add
     _attr_kinds: dict | None = None  # class_attr_kinds(), cached until the next add
+    _str_enum_attrs: dict[str, frozenset[str]] | None = None  # str_enum_attrs(), cached until the next add
     _tensor_attrs_held: dict | None = None  # holds_tensor_attr(), cached until the next add
     _properties: dict[str, frozenset[str]] | None = None  # property_names(), cached until the next add
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
@@ -2211,6 +2212,7 @@ class ProjectIndex:
         self._by_path = None
         self._constructions = None
         self._attr_kinds = None
+        self._str_enum_attrs = None
         self._tensor_attrs_held = None
         self._properties = None
         self._splits = {}
@@ -2276,7 +2278,16 @@ class ProjectIndex:
         """The attributes of the class (its own `__init__` or a project base's) that hold a member
         of a project `str` enum (is_str_enum): `__init__` stores one written (`self.mode =
         Mode.FAST`) or a parameter defaulting to one (`self.mode = mode`, `mode=Mode.FAST`) that no
-        project call of the class passes a string literal, and no other method stores it."""
+        project call of the class passes a string literal, and no other method stores it.
+        Cached: every function walk of the class asks (call_sites._class_env)."""
+        if self._str_enum_attrs is None:
+            self._str_enum_attrs = {}
+        cached = self._str_enum_attrs.get(cls_qualname)
+        if cached is None:
+            cached = self._str_enum_attrs[cls_qualname] = self._member_attrs(cls_qualname)
+        return cached
+
+    def _member_attrs(self, cls_qualname: str) -> frozenset[str]:
         found: set[str] = set()
         seen: set[str] = set()
         for cls in self.project_mro(cls_qualname):
