@@ -29,10 +29,28 @@ class OperatorChecks(CheckBase):
 
     def _data_ptr_operands(self, operands: list[cst.BaseExpression]) -> None:
         for operand in operands:
-            if (isinstance(operand, cst.Call) and isinstance(operand.func, cst.Attribute)
-                    and operand.func.attr.value == "data_ptr" and self.env is not None
-                    and self.env.kind(operand.func.value) in (*TENSORISH, T.UNKNOWN)):
+            if self._is_data_ptr(operand):
                 self._emit_check("data-ptr-use", operand)
+
+    def _is_data_ptr(self, expr: cst.BaseExpression) -> bool:
+        """`x.data_ptr()` on a tensor (or a value of unknown type), or a local bound only to one
+        (`key = x.data_ptr()`): Dynamo breaks where the value is compared or computed with, not
+        where it is read (measured on 2.13 and 2.15)."""
+        if self.env is None:
+            return False
+        if isinstance(expr, cst.Name) and self._mentions_data_ptr():
+            expr = self._single_binding(expr.value) or expr
+        return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
+                and expr.func.attr.value == "data_ptr" and not expr.args
+                and self.env.kind(expr.func.value) in (*TENSORISH, T.UNKNOWN))
+
+    def _mentions_data_ptr(self) -> bool:
+        """Whether the module's text has `data_ptr` at all (decided once): else no local is
+        bound to one, and the walk looks up no binding for it."""
+        found = self.__dict__.get("_mentions_ptr")
+        if found is None:
+            found = self.__dict__["_mentions_ptr"] = self.source is None or "data_ptr" in self.source
+        return found
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if self.region is not None:
