@@ -298,6 +298,7 @@ def _silenced_by(raw: Any) -> tuple[str, ...]:
 def _with_torch_ops(path: Path, match: dict[str, Any]) -> dict[str, Any]:
     """`[match] torch_ops = ["dynamic_output_shape"]`: add the Python names of the ATen ops torch tags so
     (`rules/data/torch-ops.json`, written by scripts/refresh_torch_data.py) to `calls` / `tensor_methods`.
+    A tag's `traced_by` ({"2.15": [names]}) gives those names the `[match.torch]` range "<2.15".
 
     Raises CatalogError on a tag the data file does not have.
     """
@@ -311,6 +312,12 @@ def _with_torch_ops(path: Path, match: dict[str, Any]) -> dict[str, Any]:
         for key in ("calls", "tensor_methods"):
             own = list(match.get(key, ()))
             match[key] = own + [n for n in tags[tag][key] if n not in own]
+        # names a newer torch traces (`stdlib_c_skipped`: its polyfills): flagged only before it
+        for version, names in tags[tag].get("traced_by", {}).items():
+            ranges = dict(match.get("torch", {}))
+            for name in names:
+                ranges.setdefault(name, f"<{version}")
+            match["torch"] = ranges
     return match
 
 

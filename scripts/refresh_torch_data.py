@@ -22,11 +22,14 @@ Writes, each stamped with the torch version it came from:
   GB0007), less those another rule's `[match] calls` already names (BRK240 matches the rest).
   Its tag `thirdparty_skipped` lists `package.*` for each third-party package in Dynamo's
   `THIRDPARTY_SKIPLIST` but NumPy (tqdm, pandas, networkx, sklearn...; BRK251 matches the calls).
+  Its tag `stdlib_c_skipped` lists the standard library's C functions that Dynamo marks as skipped
+  (`bisect.bisect`, `heapq.heappush`, `os.getpid`...), each confirmed by a `fullgraph=True` compile
+  of a call to it (BRK214 matches them).
 - `rules/data/dynamo-skips.json`: what Dynamo's `torch/_dynamo/trace_rules.py` skips or inlines: the
   builtin and third-party skip lists, torch's module skip/inline lists, the torch functions
   `manual_torch_name_rule_map` marks as skipped or inlined, force-skipped files.
 
-Usage: python scripts/refresh_torch_data.py [--out rules/data]
+Usage: python scripts/refresh_torch_data.py [--out rules/data] [--newer-torch /tmp/torch-2.15/bin/python]
 """
 
 from __future__ import annotations
@@ -215,6 +218,91 @@ def thirdparty_skipped() -> dict:
     return {"calls": [f"{name}.*" for name in packages], "tensor_methods": []}
 
 
+# Standard-library modules not imported to look for C functions: GUI, platform-specific or
+# side effects on import (`this` prints, `antigravity` opens a browser), and the modules whose
+# functions Dynamo handles itself (`builtins`, `operator`, `math`: trace_rules.is_builtin_callable).
+STDLIB_NOT_IMPORTED = {
+    "antigravity", "this", "tkinter", "turtle", "turtledemo", "idlelib", "pydoc_data", "ensurepip", "venv",
+    "lib2to3", "msilib", "winreg", "winsound", "msvcrt", "nt", "ntpath", "pty", "tty", "readline", "curses",
+    "crypt", "nis", "ossaudiodev", "spwd", "sqlite3", "dbm", "xxlimited", "xxsubtype", "test", "unittest",
+    "builtins", "operator", "math",
+}
+
+
+def stdlib_c_skipped() -> dict:
+    """The C functions of the standard library (module-level `builtin_function_or_method`s of
+    `sys.stdlib_module_names`, in the module's `__all__`, or without one defined by it or by its
+    C module, `_bisect` for `bisect`) that Dynamo marks as skipped: a call of one in a
+    compiled region breaks ("Attempted to call function marked as skipped", GB0007;
+    `bisect.bisect`, `heapq.heappush`, `os.getpid`, `binascii.crc32`...). Each is confirmed on the
+    installed torch: a `fullgraph=True` compile of a function calling it must fail with that
+    message (under fullgraph nothing runs eagerly, so the function itself is never called).
+    Names another rule under rules/ already matches (`time.*`, `zlib.*`) are left out, so that a
+    call is reported once."""
+    import contextlib
+    import fnmatch
+    import importlib
+    import io
+    import types
+    import warnings
+
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    from torch._dynamo import trace_rules as tr
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    claimed = [name for path in sorted((ROOT / "rules").glob("BRK*.toml"))
+               for name in tomllib.loads(path.read_text(encoding="utf-8")).get("match", {}).get("calls", ())]
+    found = []
+    for module_name in sorted(sys.stdlib_module_names):
+        if module_name.startswith("_") or module_name in STDLIB_NOT_IMPORTED:
+            continue
+        try:
+            with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                warnings.simplefilter("ignore")
+                module = importlib.import_module(module_name)
+        except Exception:  # not built on this platform
+            continue
+        public = getattr(module, "__all__", None)  # else its own and its C module's functions
+        for attr, value in sorted(vars(module).items()):
+            dotted = f"{module_name}.{attr}"
+            if attr.startswith("_") or type(value) is not types.BuiltinFunctionType \
+                    or (attr not in public if public is not None
+                        else (getattr(value, "__module__", None) or "").lstrip("_") != module_name) \
+                    or not isinstance(getattr(value, "__self__", None), types.ModuleType) \
+                    or tr.is_builtin_callable(value) or tr.is_polyfilled_callable(value) \
+                    or any(fnmatch.fnmatchcase(dotted, pattern) for pattern in claimed):
+                continue
+            try:
+                if tr.lookup(value) is not SkipFunctionVariable:
+                    continue
+            except Exception:
+                continue
+            if _skipped_under_fullgraph(value):
+                found.append(dotted)
+    return {"python": ".".join(map(str, sys.version_info[:2])), "calls": found, "tensor_methods": []}
+
+
+def _skipped_under_fullgraph(fn) -> bool:
+    import warnings
+
+    def calls_it(x):
+        fn()
+        return x + 1
+
+    torch._dynamo.reset()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            torch.compile(calls_it, backend="eager", fullgraph=True)(torch.ones(1))
+        except Exception as e:  # torch._dynamo.exc.Unsupported
+            return "marked as skipped" in str(e)
+    return False
+
+
 def optimizer_disabled_methods() -> dict:
     """The methods of `torch.optim` classes that torch wraps in `torch._disable_dynamo`
     (`Optimizer.zero_grad`, `state_dict`, `load_state_dict`, `add_param_group` on 2.13): called
@@ -270,6 +358,7 @@ def torch_ops() -> dict:
     tags["dynamo_skipped_functions"] = dynamo_skipped_functions()
     tags["thirdparty_skipped"] = thirdparty_skipped()
     tags["optimizer_disabled"] = optimizer_disabled_methods()
+    tags["stdlib_c_skipped"] = stdlib_c_skipped()
     return {
         "torch": torch.__version__,
         "generated_by": "scripts/refresh_torch_data.py",
@@ -314,13 +403,43 @@ def dynamo_skips() -> dict:
     }
 
 
+def _traced_by_newer(own: list[str], newer_python: str | None) -> dict[str, list[str]]:
+    """`stdlib_c_skipped`'s `traced_by`: for a newer torch, the names of `own` it traces (its
+    polyfills: `heapq.heappush` on 2.15), so that BRK214 flags them only before that version
+    (breakscan/catalog.py turns each into a `[match.torch]` range). Read by running this script's
+    `--stdlib-only` under `newer_python` (a venv with that torch); without one, the committed
+    file's entries are kept."""
+    import subprocess
+
+    if newer_python is None:
+        try:
+            committed = json.loads((ROOT / "rules" / "data" / "torch-ops.json").read_text(encoding="utf-8"))
+            return committed["tags"]["stdlib_c_skipped"].get("traced_by", {})
+        except (OSError, ValueError, KeyError):
+            return {}
+    out = subprocess.run([newer_python, __file__, "--stdlib-only"], capture_output=True, text=True, check=True)
+    newer = json.loads(out.stdout.strip().splitlines()[-1])
+    traced = sorted(set(own) - set(newer["calls"]))
+    return {newer["torch"]: traced} if traced else {}
+
+
 def main(argv: list[str] | None = None) -> int:
     """Write both files; print what changed in size."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "rules" / "data")
+    parser.add_argument("--newer-torch", metavar="PYTHON",
+                        help="an interpreter with a newer torch: record the standard-library C functions it traces")
+    parser.add_argument("--stdlib-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.stdlib_only:  # for --newer-torch: this torch's list, as one JSON line
+        version = ".".join(torch.__version__.split(".")[:2])
+        print(json.dumps({"torch": version, "calls": stdlib_c_skipped()["calls"]}))
+        return 0
+    ops = torch_ops()
+    ops["tags"]["stdlib_c_skipped"]["traced_by"] = _traced_by_newer(
+        ops["tags"]["stdlib_c_skipped"]["calls"], args.newer_torch)
     args.out.mkdir(parents=True, exist_ok=True)
-    for name, data in (("torch-ops.json", torch_ops()), ("dynamo-skips.json", dynamo_skips())):
+    for name, data in (("torch-ops.json", ops), ("dynamo-skips.json", dynamo_skips())):
         path = args.out / name
         path.write_text(json.dumps(data, indent=1, sort_keys=False) + "\n", encoding="utf-8")
         print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}: torch {data['torch']}")
