@@ -44,8 +44,10 @@ import torch
 ROOT = Path(__file__).resolve().parent.parent
 TAGS = ("dynamic_output_shape", "data_dependent_output", "inplace_view")
 # Private ATen ops reached through a public Python function (torch/functional.py: torch.unique calls
-# torch._unique2, or torch.unique_dim when dim= is given, and _unique on older paths).
-PRIVATE_WRAPPERS = {"_unique": "unique", "_unique2": "unique", "unique_dim": "unique"}
+# torch._unique2, or torch.unique_dim when dim= is given, and _unique on older paths; ctc_loss is
+# CompositeImplicitAutograd over _ctc_loss).
+PRIVATE_WRAPPERS = {"_unique": "unique", "_unique2": "unique", "unique_dim": "unique",
+                    "unique_dim_consecutive": "unique_consecutive", "_ctc_loss": "ctc_loss"}
 # Public composite ops that are defined as a tagged op: `argwhere(x)` is `nonzero(x)`
 # (CompositeImplicitAutograd in native_functions.yaml), so it inherits its dynamic output shape.
 COMPOSITES = {"nonzero": ("argwhere",)}
@@ -61,7 +63,10 @@ NOT_BY_NAME = {
 def tagged_ops(tag: torch.Tag) -> list[str]:
     """Names (`packet` or `packet.overload`) of the ATen overloads carrying `tag`, sorted."""
     found = []
-    for name in dir(torch.ops.aten):
+    # every registered ATen op: `dir(torch.ops.aten)` lists only the packets already loaded
+    names = sorted({op.split("::", 1)[1].split(".")[0] for op in torch._C._dispatch_get_all_op_names()
+                    if op.startswith("aten::")})
+    for name in names:
         packet = getattr(torch.ops.aten, name, None)
         if not isinstance(packet, torch._ops.OpOverloadPacket):
             continue

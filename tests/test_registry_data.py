@@ -85,22 +85,35 @@ def test_refresh_script_reproduces_the_committed_op_lists(tmp_path):
         assert (tmp_path / name).read_text() == (ROOT / "rules" / "data" / name).read_text(), name
 
 
+# Arguments an op needs besides one float tensor `x`: (the call after the name, the tensor `x`).
+OP_CALLS = {
+    "bincount": ("(x)", "torch.tensor([0, 1, 1, 3])"),
+    "masked_select": ("(x, x > 1)", "torch.tensor([0., 1., 0., 2.])"),
+    # (time, batch, classes) log-probabilities, targets, input and target lengths
+    "ctc_loss": ("(x.log_softmax(2), torch.tensor([[1, 2]]), [4], [2])", "torch.randn(4, 1, 3)"),
+}
+
+
 def _user_module(calls: list[str], methods: list[str]) -> tuple[str, dict[int, str]]:
     """A user file with one compiled function per op name; returns (source, {line: name})."""
     lines = ["import torch", ""]
     where: dict[int, str] = {}
-    for i, name in enumerate([*calls, *(f"Tensor.{m}" for m in methods)]):
-        ints = name.endswith("bincount")
-        mask = name.endswith("masked_select")
-        call = (f"{name}(x, x > 1)" if mask else f"{name}(x)") if not name.startswith("Tensor.") else (
-            f"x.{name[7:]}(x > 1)" if mask else f"x.{name[7:]}()")
+    names = [*calls, *(f"Tensor.{m}" for m in methods)]
+    for i, name in enumerate(names):
+        short = name.rsplit(".", 1)[-1]
+        args = OP_CALLS.get(short, ("(x)", ""))[0]
+        if name.startswith("Tensor."):  # `x.op(...)`: the call's first argument is the receiver
+            rest = args[2:].lstrip(", ") if args.startswith("(x") else args[1:]
+            call = f"x.{short}({rest}"
+        else:
+            call = f"{name}{args}"
         lines += ["", "@torch.compile(backend='eager')", f"def f{i}(x):", "    x = x + 1"]
         lines.append(f"    y = {call}")
         where[len(lines)] = name
         lines += ["    return y", ""]
     lines += ["", "def breakscan_examples():"]
-    for i, name in enumerate([*calls, *(f"Tensor.{m}" for m in methods)]):
-        arg = "torch.tensor([0, 1, 1, 3])" if name.endswith("bincount") else "torch.tensor([0., 1., 0., 2.])"
+    for i, name in enumerate(names):
+        arg = OP_CALLS.get(name.rsplit(".", 1)[-1], ("", ""))[1] or "torch.tensor([0., 1., 0., 2.])"
         lines.append(f"    yield f{i}, ({arg},)")
     return "\n".join(lines) + "\n", where
 
