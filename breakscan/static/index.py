@@ -1825,7 +1825,8 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
     so the comprehensions it runs start as frames of their own (BRK412).
 
     Strict: every parameter but a method's first is annotated with a non-tensor type (str, int,
-    bool and containers of them), no `*args`/`**kwargs`; every call is a builtin of
+    bool and containers of them), or unannotated with a string default (`sep=" "`) or read only
+    as text (_only_formatted: `f"{prefix}/{k}"`, `"[" + tag + "]"`), no `*args`/`**kwargs`; every call is a builtin of
     _QUIET_BUILTINS, a str/list/dict method of _QUIET_METHODS on a value other than a module, or
     a call of `self.m`/`cls.m`, `super().m` or a bare name, which the caller checks on the project
     (frames.SkippedFrames._quiet); attributes are read only from `self`/`cls` (returned as
@@ -1836,8 +1837,16 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
     params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     static = any(ast_dotted(d) == "staticmethod" for d in node.decorator_list)
     first = params[0].arg if method and not static and params else ""
+    defaults = dict(zip([*args.posonlyargs, *args.args][::-1], args.defaults[::-1]))
+    defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    loose: set[str] = set()  # unannotated: quiet only if read as text (checked after the walk)
     for a in params[1:] if first else params:
-        nodes = walk_nodes(a.annotation) if a.annotation is not None else []
+        if a.annotation is None:
+            default = defaults.get(a)
+            if not (isinstance(default, ast.Constant) and isinstance(default.value, str)):  # `sep=" "`
+                loose.add(a.arg)
+            continue
+        nodes = walk_nodes(a.annotation)
         names = {n.id if isinstance(n, ast.Name) else n.attr for n in nodes if isinstance(n, (ast.Name, ast.Attribute))}
         if not names or not names <= _QUIET_ANNOTATIONS or any(  # a string annotation may name anything
                 isinstance(n, ast.Constant) and isinstance(n.value, str) for n in nodes):
@@ -1890,10 +1899,41 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
         stack.extend(reversed(child_nodes(sub)))
     if receivers & local:
         return None, []
+    # `f"{prefix}/{k}"`: a value only read as text puts no operation in a graph
+    if loose and not loose <= _only_formatted(node):
+        return None, []
     inner = {id(n) for c in comps for n in walk_nodes(c) if n is not c}
     return tuple({(c.kind, c.name): c for c in calls}.values()), [
         Comprehension(c.lineno, c.col_offset, c.end_lineno or c.lineno, c.end_col_offset or 0, True)
         for c in comps if id(c) not in inner and _steps_unsupported_iterator(info, c) and _references_module(info, c)]
+
+
+def _only_formatted(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """Names that `node`'s body (nested defs included) reads only as text: an f-string field's
+    value (`f"{name}"`, `f"{name!r:>8}"`), or a term of a `+` chain that holds a string literal
+    (`"[" + name + "]"`: a tensor there would raise); never bound or read otherwise."""
+    text: set[int] = set()  # ids of the Name nodes read as text
+    inner: set[int] = set()  # BinOps inside a chain already seen
+    for sub in walk_nodes(node):
+        if type(sub) is ast.FormattedValue and type(sub.value) is ast.Name:
+            text.add(id(sub.value))
+        elif type(sub) is ast.BinOp and type(sub.op) is ast.Add and id(sub) not in inner:
+            terms, todo = [], [sub]
+            while todo:
+                part = todo.pop()
+                if type(part) is ast.BinOp and type(part.op) is ast.Add:
+                    inner.add(id(part))
+                    todo += [part.left, part.right]
+                else:
+                    terms.append(part)
+            if any(type(t) is ast.JoinedStr or (type(t) is ast.Constant and isinstance(t.value, str)) for t in terms):
+                text.update(id(t) for t in terms if type(t) is ast.Name)
+    formatted: set[str] = set()
+    other: set[str] = set()
+    for sub in walk_nodes(node):
+        if type(sub) is ast.Name:
+            (formatted if id(sub) in text else other).add(sub.id)
+    return formatted - other
 
 
 def comprehension_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
