@@ -2,13 +2,17 @@
 
 Measured on torch 2.13 / Python 3.11 (torch/_dynamo/symbolic_convert.py, and programs run under
 `torch.compile(backend="eager")`). Dynamo resumes after a graph break by compiling the graph so
-far and a continuation function, except in three kinds of block:
+far and a continuation function, except in four kinds of block:
 
 - a `try` body: "we will not create continuation functions on graph breaks in try blocks".
   Dynamo compiles up to the last resumable point before the block ("Compiling up to the
   previous resumable state, then skipping the rest of the function"), or, when the graph is
   still empty there, skips the whole frame ("Failed to handle graph break gracefully");
 - a `for`/`while` body: "graph break in loop", the whole frame is skipped (`skip_frame`);
+- a generator expression (`sum(t.sum().item() for t in ts)`, or the truth test `any(...)` /
+  `all(...)` runs on its elements): the whole frame runs eagerly again, as after a loop's break
+  (measured on 2.13 and 2.15); not one inside a list, set or dict comprehension, whose frame
+  Dynamo resumes after;
 - the body of a `with` whose context manager Dynamo models as generic (a class of the project
   with `__enter__`, a `contextlib.contextmanager` function): no resume under it, the whole frame
   is skipped. Torch's own (`no_grad`, `autocast`, ...) are restored and resumed.
@@ -207,6 +211,9 @@ class SkippedFrames:
         path = str(region.module.path)
         sites = {s for s in self._direct.get(region.key, ()) if s[0] == path
                  and block.body_first <= s[1] <= block.body_last and not _in_nested(s[1], frame.nested)}
+        if block.kind == "genexpr":  # a break written inside the expression; not the calls in it
+            sites = {s for s in sites if _inside_columns(block, s[1], self._columns.get(s))}
+            return [line for _, line in sites], sites
         lines = [line for _, line in sites]
         variable, attr = block.loop_over
         for line, call in frame.calls:
@@ -303,7 +310,8 @@ class SkippedFrames:
             path = str(region.module.path)
             comps = [c for c in frame.comprehensions if c.references_module
                      and c.line >= found.eager_from and not _in_nested(c.line, frame.nested)]
-            gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _in_nested(g.line, frame.nested)]
+            gens = [g for g in frame.genexprs if g.line >= found.eager_from and not _in_nested(g.line, frame.nested)
+                    and not _holds_span(found.block, g)]  # the expression that broke: already flagged there
             started = self._generators_called(region, frame, found.eager_from)
             quiet = self._quiet_called(region, frame, found.eager_from) if by_check[QUIET_CHECK] else []
             if not (comps and by_check[CHECK]) and not ((gens or started) and by_check[GENERATOR_CHECK]) \
@@ -586,7 +594,8 @@ class SkippedFrames:
         path = str(region.module.path)
         column, end_column, short = _short_place(lines, comp)
         where = _cause_text(causes or [(path, found.line)], path)
-        block = {"try": "the try block", "loop": "the loop", "with": "the with block"}[found.block.kind]
+        block = {"try": "the try block", "loop": "the loop", "with": "the with block",
+                 "genexpr": "the generator expression"}[found.block.kind]
         return _conditional_finding(
             rule, region, str(at.module.path) if at else path, lines, comp.line, comp.end_line, column, end_column,
             short, causes, {"{code}": short, "{cause}": where, "{line}": str(found.block.line), "{block}": block,
@@ -637,6 +646,21 @@ def _def_span(fn: FunctionInfo, lines: list[str]) -> Comprehension:
 def _holds(block: SkipBlock, line: int) -> bool:
     """Whether `line` is in `block`'s body (or, for a loop, its header: a generator iterated there)."""
     return (block.line if block.kind == "loop" else block.body_first) <= line <= block.body_last
+
+
+def _holds_span(block: SkipBlock, comp: Comprehension) -> bool:
+    """Whether `comp` is the generator expression `block` is (or lies inside it)."""
+    return block.kind == "genexpr" and block.body_first <= comp.line <= comp.end_line <= block.body_last \
+        and (comp.line > block.body_first or comp.offset >= block.columns[0])
+
+
+def _inside_columns(block: SkipBlock, line: int, column: int | None) -> bool:
+    """Whether a break at `line` and 1-based `column` lies inside a generator expression's span
+    (SkipBlock.columns; no column known: not inside)."""
+    if column is None:
+        return False
+    start, end = block.columns
+    return (line > block.body_first or column - 1 >= start) and (line < block.body_last or column - 1 < end)
 
 
 def _in_nested(line: int, nested: list[tuple[int, int, int]], column: int | None = None) -> bool:

@@ -202,7 +202,9 @@ class SkipBlock:
 
     `kind`: "try" (a try body: Dynamo compiles up to the last resumable point before the
     statement, or skips the whole frame when the graph is empty there), "loop" (a `for`/`while`
-    body: "graph break in loop", the whole frame is skipped), "with" (the body of a `with` whose
+    body: "graph break in loop", the whole frame is skipped), "genexpr" (a generator expression:
+    a break in it, `sum(t.sum().item() for t in ts)`, `any(t.max() > 1 for t in ts)`, makes the
+    rest of the frame run eagerly; measured on 2.13 and 2.15), "with" (the body of a `with` whose
     context manager is `ctx`, a dotted name called: only torch's own context managers resume,
     so the cross-file pass decides with the project index); its body spans lines `body_first`
     to `body_last` (the calls there are the DefFrame's `calls` on those lines); `ops_before` (try)
@@ -219,6 +221,8 @@ class SkipBlock:
     # line spans of the other arm of each `if` around the block (`if a: <loop> else: <these>`): code
     # that never runs in the call that reached the block, so not code run eagerly after its break
     exclusive: tuple[tuple[int, int], ...] = ()
+    # "genexpr": the expression's columns (UTF-8 offsets, as ast gives them) on its first and last line
+    columns: tuple[int, int] = (-1, -1)
 
 
 @dataclass
@@ -1089,7 +1093,11 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
                 _note_loop_target(node, loop_attrs)
         elif kind is ast.Yield or kind is ast.YieldFrom:
             yields = True
-        elif comprehensions is not None and (kind in _COMPREHENSIONS or kind is ast.GeneratorExp):
+        elif kind is ast.GeneratorExp:
+            has_blocks = True  # a break inside one is not resumed either (SkipBlock "genexpr")
+            if comprehensions is not None:
+                comprehensions.append(node)
+        elif comprehensions is not None and kind in _COMPREHENSIONS:
             comprehensions.append(node)
         elif kind is ast.Name:
             if type(node.ctx) is ast.Store:
@@ -1164,6 +1172,17 @@ def def_frames(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef) -
         own = _own_nodes(fn)
         todo.extend((sub, outer_params | params) for sub in own if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)))
         blocks = [b for n in own if (b := _skip_block(n, params, own, info)) is not None]
+        # `any(t.max() > 1 for t in ts)`: the truth test of each element runs in the builtin's
+        # iteration of the generator, and the static pass flags the call: it counts as inside
+        tested = {id(n.args[0]): n.col_offset for n in own if isinstance(n, ast.Call) and len(n.args) == 1
+                  and not n.keywords and isinstance(n.args[0], ast.GeneratorExp)
+                  and isinstance(n.func, ast.Name) and n.func.id in ("any", "all")}
+        gens = [n for n in own if isinstance(n, ast.GeneratorExp)]
+        if gens:  # one inside a list/set/dict comprehension breaks that frame, which Dynamo resumes after
+            in_comps = {id(sub) for c in own if isinstance(c, _COMPREHENSIONS) for sub in ast.walk(c)}
+            blocks += [SkipBlock("genexpr", n.lineno, n.lineno, n.end_lineno or n.lineno,
+                                 columns=(tested.get(id(n), n.col_offset), n.end_col_offset or 0))
+                       for n in gens if id(n) not in in_comps]
         if not blocks:
             continue
         _note_exclusive_arms(blocks, [n for n in own if isinstance(n, ast.If)])
