@@ -100,6 +100,11 @@ class CallPatternChecks(CheckBase):
             self._nested(node)
         elif qual in CHECK_FUNCTIONS:
             self._check_message(node)
+        elif qual == "torch._assert":
+            args = _positional(node)
+            cond = args[0] if args else (_keyword(node, "condition") or cst.Arg(cst.Name("None"))).value
+            if self.env.is_tensor(cond) and not (isinstance(cond, cst.Name) and self._only_guessed(cond)):
+                self._emit_check("tensor-assert", node)  # GB0033 on 2.13: the condition is read as a bool
         elif qual == "torch.repeat_interleave":
             args = _positional(node)
             repeats = _keyword(node, "repeats")
@@ -453,7 +458,7 @@ class CallPatternChecks(CheckBase):
 # Which checks visit_Call runs through `_call_patterns` (errors.rules_at_risk).
 METHOD_CHECKS: dict[str, tuple[str, ...]] = {
     "visit_Call": ("requires-grad-factory", "one-hot-data-dependent", "nested-strided", "check-message-text",
-                   "check-message-tensor",
+                   "check-message-tensor", "tensor-assert",
                    "sort-tensors", "sort-tensor-pairs", "max-min-tensor-key", "rnn-module-call", "script-module-call",
                    "join-formatted-tensors",
                    "generator-in-region",
