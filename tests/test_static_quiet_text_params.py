@@ -3,7 +3,9 @@
 ...`), or a parameter with a string default (`right=")"`). A tensor there would not put an
 operation in the graph either, so the helper called after the loop's break traces none, Dynamo
 skips its frame and its comprehension over `self.keys()` breaks (GB4347 on 2.13, GB9493 on 2.15).
-From a user check: a `ModuleDict` subclass in a package with relative imports. A parameter read
+`__init__` stores `prefix="b"` unannotated: a string default makes the attribute a Python value,
+as a `str` annotation does. From user checks: a `ModuleDict` subclass in a package with relative
+imports. A parameter read
 otherwise (`self.prefix * n`) keeps the helper out, as does an unannotated term of a chain with
 no literal (`self.prefix + k + extra`, a documented miss)."""
 
@@ -21,7 +23,7 @@ PACKAGE = {
 
 
         class Branches(nn.ModuleDict):
-            def __init__(self, mods, prefix: str = "b"):
+            def __init__(self, mods, prefix="b"):
                 super().__init__(mods)
                 self.prefix = prefix
 

@@ -752,6 +752,9 @@ class _Indexer:
         annotated = {a.arg: self.info.qualify(name) for a in args if (name := _annotated_class(a.annotation))}
         defaults = _function_defaults(init)
         python = {a.arg for a in args if isinstance(a.annotation, ast.Name) and a.annotation.id in ("str", "int", "bool")}
+        # unannotated with a string or bool default (`prefix="head"`): a Python value, as `str` says
+        python |= {a.arg for a, d in _param_defaults(init) if a.annotation is None
+                   and isinstance(d, ast.Constant) and type(d.value) in (str, bool)}
         for node in walk_nodes(init):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
@@ -1856,8 +1859,7 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
     params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     static = any(ast_dotted(d) == "staticmethod" for d in node.decorator_list)
     first = params[0].arg if method and not static and params else ""
-    defaults = dict(zip([*args.posonlyargs, *args.args][::-1], args.defaults[::-1]))
-    defaults.update((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)
+    defaults = dict(_param_defaults(node))
     loose: set[str] = set()  # unannotated: quiet only if read as text (checked after the walk)
     for a in params[1:] if first else params:
         if a.annotation is None:
@@ -1925,6 +1927,14 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
     return tuple({(c.kind, c.name): c for c in calls}.values()), [
         Comprehension(c.lineno, c.col_offset, c.end_lineno or c.lineno, c.end_col_offset or 0, True)
         for c in comps if id(c) not in inner and _steps_unsupported_iterator(info, c) and _references_module(info, c)]
+
+
+def _param_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[ast.arg, ast.expr]]:
+    """(parameter, default) for each parameter of `node` that has a default."""
+    args = node.args
+    positional = [*args.posonlyargs, *args.args]
+    pairs = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    return pairs + [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
 
 
 def _only_formatted(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
