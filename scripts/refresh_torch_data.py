@@ -179,6 +179,21 @@ def nn_parameter_ctor() -> dict:
     return {"calls": calls, "tensor_methods": [], "not_by_name": skipped}
 
 
+def _claimed_calls() -> dict[str, str]:
+    """The `[match] calls` patterns the rules under rules/ list: pattern -> the first rule's id."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    claimed: dict[str, str] = {}
+    for path in sorted((ROOT / "rules").glob("BRK*.toml")):
+        rule = tomllib.loads(path.read_text(encoding="utf-8"))
+        for name in rule.get("match", {}).get("calls", ()):
+            claimed.setdefault(name, rule["id"])
+    return claimed
+
+
 def dynamo_skipped_functions() -> dict:
     """The torch functions Dynamo marks as skipped (`manual_torch_name_rule_map`), as calls to match.
 
@@ -186,19 +201,10 @@ def dynamo_skipped_functions() -> dict:
     so are the names another rule under rules/ already lists in `[match] calls` (`torch.manual_seed`
     is BRK215's), so that one call is reported once.
     """
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-
     from torch._dynamo import trace_rules as tr
     from torch._dynamo.variables import SkipFunctionVariable
 
-    claimed: dict[str, str] = {}
-    for path in sorted((ROOT / "rules").glob("BRK*.toml")):
-        rule = tomllib.loads(path.read_text(encoding="utf-8"))
-        for name in rule.get("match", {}).get("calls", ()):
-            claimed.setdefault(name, rule["id"])
+    claimed = _claimed_calls()
     calls, skipped = [], {}
     for name, kind in sorted(tr.manual_torch_name_rule_map.items()):
         if kind is not SkipFunctionVariable:
@@ -251,16 +257,10 @@ def stdlib_c_skipped() -> dict:
     import types
     import warnings
 
-    try:
-        import tomllib
-    except ModuleNotFoundError:  # Python 3.10
-        import tomli as tomllib
-
     from torch._dynamo import trace_rules as tr
     from torch._dynamo.variables import SkipFunctionVariable
 
-    claimed = [name for path in sorted((ROOT / "rules").glob("BRK*.toml"))
-               for name in tomllib.loads(path.read_text(encoding="utf-8")).get("match", {}).get("calls", ())]
+    claimed = _claimed_calls()
     found = []
     for module_name in sorted(sys.stdlib_module_names):
         if module_name.startswith("_") or module_name in STDLIB_NOT_IMPORTED:

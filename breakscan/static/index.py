@@ -1527,12 +1527,8 @@ def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str
     """Parameters whose default is a dotted name (`box_overlap_metric: Callable = box_iou`,
     `act=F.relu`): parameter -> that name. Called without the argument, the parameter runs the
     default, which Dynamo then traces inline."""
-    args = node.args
-    positional = [*args.posonlyargs, *args.args]
-    pairs = [*zip(positional[len(positional) - len(args.defaults):], args.defaults),
-             *((a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None)]
     found = {}
-    for arg, default in pairs:
+    for arg, default in _param_defaults(node):
         name = ast_dotted(default) if isinstance(default, (ast.Name, ast.Attribute)) else None
         if name:
             found[arg.arg] = name
@@ -1859,12 +1855,14 @@ def _quiet_calls(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFunctionDef,
     params = [*args.posonlyargs, *args.args, *args.kwonlyargs]
     static = any(ast_dotted(d) == "staticmethod" for d in node.decorator_list)
     first = params[0].arg if method and not static and params else ""
-    defaults = dict(_param_defaults(node))
     loose: set[str] = set()  # unannotated: quiet only if read as text (checked after the walk)
+    text_defaults: set[str] | None = None  # parameters defaulting to a string (`sep=" "`), on first need
     for a in params[1:] if first else params:
         if a.annotation is None:
-            default = defaults.get(a)
-            if not (isinstance(default, ast.Constant) and isinstance(default.value, str)):  # `sep=" "`
+            if text_defaults is None:
+                text_defaults = {p.arg for p, d in _param_defaults(node)
+                                 if isinstance(d, ast.Constant) and isinstance(d.value, str)}
+            if a.arg not in text_defaults:
                 loose.add(a.arg)
             continue
         nodes = walk_nodes(a.annotation)
@@ -2256,10 +2254,9 @@ class ProjectIndex:
     _importers: dict[str, frozenset[str]] | None = None  # importers(), cached until the next add
     _by_path: dict[str, ModuleInfo] | None = None  # module_at(), cached until the next add
     _constructions: dict | None = None  # passed_classes(), cached until the next add
-    _attr_kinds: dict | None = None  # class_attr_kinds(), cached until the next add
-    _str_enum_attrs: dict[str, frozenset[str]] | None = None  # str_enum_attrs(), cached until the next add
-    _tensor_attrs_held: dict | None = None  # holds_tensor_attr(), cached until the next add
-    _properties: dict[str, frozenset[str]] | None = None  # property_names(), cached until the next add
+    # per-key answers over the whole project (class_attr_kinds, str_enum_attrs, holds_tensor_attr,
+    # property_names): table -> key -> answer, emptied on the next add (_memo)
+    _memos: dict[str, dict] = field(default_factory=dict)
     _splits: dict = field(default_factory=dict)  # _split(), cached until the next add
     _instances_bound: dict[str, int] | None = None  # instances_bound(), cached until the next add
     _registered: dict[str, list[str]] | None = None  # _filled_entries(), cached until the next add
@@ -2280,10 +2277,7 @@ class ProjectIndex:
         self._importers = None
         self._by_path = None
         self._constructions = None
-        self._attr_kinds = None
-        self._str_enum_attrs = None
-        self._tensor_attrs_held = None
-        self._properties = None
+        self._memos = {}
         self._splits = {}
         self._instances_bound = None
         self._registered = None
@@ -2349,12 +2343,17 @@ class ProjectIndex:
         Mode.FAST`) or a parameter defaulting to one (`self.mode = mode`, `mode=Mode.FAST`) that no
         project call of the class passes a string literal, and no other method stores it.
         Cached: every function walk of the class asks (call_sites._class_env)."""
-        if self._str_enum_attrs is None:
-            self._str_enum_attrs = {}
-        cached = self._str_enum_attrs.get(cls_qualname)
-        if cached is None:
-            cached = self._str_enum_attrs[cls_qualname] = self._member_attrs(cls_qualname)
-        return cached
+        return self._memo("str_enum_attrs", cls_qualname, self._member_attrs, cls_qualname)
+
+    def _memo(self, table: str, key, compute, *args):
+        """`compute(*args)` for `key` of `table`, worked out once until the next `add`."""
+        store = self._memos.get(table)
+        if store is None:
+            store = self._memos[table] = {}
+        found = store.get(key)
+        if found is None:
+            found = store[key] = compute(*args)
+        return found
 
     def _member_attrs(self, cls_qualname: str) -> frozenset[str]:
         found: set[str] = set()
@@ -2674,12 +2673,7 @@ class ProjectIndex:
         """Names of the property getters (`@property`, `functools.cached_property`) a class defines
         or inherits from project bases; the first definition up the bases wins, as in Python.
         Cached until the next `add`."""
-        if self._properties is None:
-            self._properties = {}
-        cached = self._properties.get(cls_qualname)
-        if cached is None:
-            cached = self._properties[cls_qualname] = self._property_names(cls_qualname)
-        return cached
+        return self._memo("property_names", cls_qualname, self._property_names, cls_qualname)
 
     def _property_names(self, cls_qualname: str) -> frozenset[str]:
         found: set[str] = set()
@@ -2694,12 +2688,7 @@ class ProjectIndex:
     def class_attr_kinds(self, cls_qualname: str, _depth: int = 0) -> tuple[set[str], set[str], dict[str, list[str]]]:
         """(tensor attrs, scalar attrs, submodules) of a class including project bases.
         Cached: callers must not change what it returns."""
-        if self._attr_kinds is None:
-            self._attr_kinds = {}
-        found = self._attr_kinds.get(cls_qualname)
-        if found is None:
-            found = self._attr_kinds[cls_qualname] = self._class_attr_kinds(cls_qualname, _depth)
-        return found
+        return self._memo("class_attr_kinds", cls_qualname, self._class_attr_kinds, cls_qualname, _depth)
 
     def holds_tensor_attr(self, classes: Collection[str], attr: str) -> bool:
         """Whether `attr` is a tensor attribute (class_attr_kinds: a parameter, a buffer, or a
@@ -2707,14 +2696,10 @@ class ProjectIndex:
         `self.scheduler.timesteps` reads when `__init__` stores a `Scheduler` in `self.scheduler`."""
         if not classes:
             return False
-        if self._tensor_attrs_held is None:
-            self._tensor_attrs_held = {}
-        key = (tuple(classes), attr)
-        found = self._tensor_attrs_held.get(key)
-        if found is None:
-            found = self._tensor_attrs_held[key] = all(
-                self.lookup_class(q) is not None and attr in self.class_attr_kinds(q)[0] for q in classes)
-        return found
+        return self._memo("holds_tensor_attr", (tuple(classes), attr), self._holds_tensor_attr, classes, attr)
+
+    def _holds_tensor_attr(self, classes: Collection[str], attr: str) -> bool:
+        return all(self.lookup_class(q) is not None and attr in self.class_attr_kinds(q)[0] for q in classes)
 
     def _class_attr_kinds(self, cls_qualname: str, _depth: int) -> tuple[set[str], set[str], dict[str, list[str]]]:
         hit = self.lookup_class(cls_qualname)

@@ -102,8 +102,9 @@ class CallPatternChecks(CheckBase):
             self._check_message(node)
         elif qual == "torch._assert":
             args = _positional(node)
-            cond = args[0] if args else (_keyword(node, "condition") or cst.Arg(cst.Name("None"))).value
-            if self.env.is_tensor(cond) and not (isinstance(cond, cst.Name) and self._only_guessed(cond)):
+            cond = args[0] if args else getattr(_keyword(node, "condition"), "value", None)
+            if cond is not None and self.env.is_tensor(cond) \
+                    and not (isinstance(cond, cst.Name) and self._only_guessed(cond)):
                 self._emit_check("tensor-assert", node)  # GB0033 on 2.13: the condition is read as a bool
         elif qual == "torch.repeat_interleave":
             args = _positional(node)

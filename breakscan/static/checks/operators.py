@@ -38,19 +38,11 @@ class OperatorChecks(CheckBase):
         where it is read (measured on 2.13 and 2.15)."""
         if self.env is None:
             return False
-        if isinstance(expr, cst.Name) and self._mentions_data_ptr():
+        if isinstance(expr, cst.Name) and self._mentions_data_ptr:
             expr = self._single_binding(expr.value) or expr
         return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute)
                 and expr.func.attr.value == "data_ptr" and not expr.args
                 and self.env.kind(expr.func.value) in (*TENSORISH, T.UNKNOWN))
-
-    def _mentions_data_ptr(self) -> bool:
-        """Whether the module's text has `data_ptr` at all (decided once): else no local is
-        bound to one, and the walk looks up no binding for it."""
-        found = self.__dict__.get("_mentions_ptr")
-        if found is None:
-            found = self.__dict__["_mentions_ptr"] = self.source is None or "data_ptr" in self.source
-        return found
 
     def visit_Comparison(self, node: cst.Comparison) -> None:
         if self.region is not None:

@@ -109,6 +109,8 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         # Nested defs and lambdas passed to `torch.cond` / `while_loop` in the region function being
         # walked (id -> the operator), and the operators around the current node, innermost last.
         self._may_branch = source is None or "cond(" in source or "while_loop(" in source
+        # a local may hold a storage address (BRK401's binding lookup) only where the text says `data_ptr`
+        self._mentions_data_ptr = source is None or "data_ptr" in source
         self._branch_nodes: dict[int, str] = {}
         self._under: list[str] = []
 
