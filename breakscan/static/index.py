@@ -755,7 +755,7 @@ class _Indexer:
         # unannotated with a string or bool default (`prefix="head"`): a Python value, as `str` says
         python |= {a.arg for a, d in _param_defaults(init) if a.annotation is None
                    and isinstance(d, ast.Constant) and type(d.value) in (str, bool)}
-        for node in walk_nodes(init):
+        for node in _def_nodes(init):
             if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                 for t in targets:
@@ -785,7 +785,7 @@ class _Indexer:
         attribute may hold an instance of that project-looking class too, so its methods called
         as `self.meter.update(x)` are traced in a region (ClassInfo.submodules, after what
         `__init__` stores there). Classes of torch are left to `__init__`."""
-        for node in walk_nodes(method):
+        for node in _def_nodes(method):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.value, ast.Call)):
                 continue
             t = node.targets[0]
@@ -803,7 +803,7 @@ class _Indexer:
         A lambda (`self.up = lambda t: upsample(t, k)`, or a default: `act or (lambda t: ...)`)
         runs the functions its body calls: those are recorded (its own body is checked where
         `self.up(...)` is called, RegionVisitor.leave_Call)."""
-        for node in walk_nodes(method):
+        for node in _def_nodes(method):
             if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
                 continue
             t, value = node.targets[0], node.value
@@ -1375,8 +1375,41 @@ def _assigned_tensor_attrs(info: ModuleInfo, node: ast.ClassDef, storing: set[st
     return {attr for attr, ok in verdict.items() if ok and attr in assigned}
 
 
+_OWN: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
+_OWN_SIZE = 16  # defs kept: phase A reads the same method's nodes up to five times in a row
+
+
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """Nodes of a def's body, not descending into nested defs or lambdas (those are listed)."""
+    """Nodes of a def's body, not descending into nested defs or lambdas (those are listed).
+    The lists of the last `_OWN_SIZE` defs asked for are kept (callers only read them; the
+    entry holds the node, so its id is not reused while the entry lives)."""
+    found = _OWN.get(id(fn))
+    if found is not None and found[0] is fn:
+        return found[1]
+    out = _own_nodes_uncached(fn)
+    if len(_OWN) >= _OWN_SIZE:
+        del _OWN[next(iter(_OWN))]
+    _OWN[id(fn)] = (fn, out)
+    return out
+
+
+_WALKED: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
+
+
+def _def_nodes(fn: ast.AST) -> list[ast.AST]:
+    """`walk_nodes(fn)` for a def, kept like _own_nodes: `__init__` and the other methods that
+    store attributes are read by self_attrs, callable_binds and later_instances in turn."""
+    found = _WALKED.get(id(fn))
+    if found is not None and found[0] is fn:
+        return found[1]
+    out = walk_nodes(fn)
+    if len(_WALKED) >= _OWN_SIZE:
+        del _WALKED[next(iter(_WALKED))]
+    _WALKED[id(fn)] = (fn, out)
+    return out
+
+
+def _own_nodes_uncached(fn: ast.AST) -> list[ast.AST]:
     out: list[ast.AST] = []
     for stmt in fn.body:  # type: ignore[attr-defined]
         if isinstance(stmt, _DEFS):  # a nested def statement: listed, its body is its own frame's

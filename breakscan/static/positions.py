@@ -18,7 +18,8 @@ import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
 from breakscan.static.index import child_nodes
-from breakscan.static.walk import iter_functions
+from breakscan.static.syntax import dotted_name
+from breakscan.static.walk import child_list, iter_functions
 
 _SPACE = re.compile(r"\s+")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")  # lines as CPython counts them
@@ -32,6 +33,64 @@ class Span:
     column: int
     end_line: int
     end_column: int
+
+
+# A libcst expression class -> the ast class of the same source text (others: no filter).
+_AST_KIND: dict[type, type] = {cst.Call: ast.Call, cst.Attribute: ast.Attribute, cst.Subscript: ast.Subscript,
+                               cst.Comparison: ast.Compare, cst.Name: ast.Name, cst.UnaryOperation: ast.UnaryOp,
+                               cst.BinaryOperation: ast.BinOp}
+
+
+# Fields in source order where libcst's dataclass order differs (`body` before `decorators`...).
+_SOURCE_FIELDS: dict[type, tuple[str, ...]] = {
+    cst.FunctionDef: ("decorators", "name", "params", "returns", "body"),
+    cst.ClassDef: ("decorators", "name", "bases", "keywords", "body"),
+    cst.ExceptHandler: ("type", "name", "body"),
+    cst.IfExp: ("body", "test", "orelse"),
+    cst.Parameters: ("posonly_params", "params", "star_arg", "kwonly_params", "star_kwarg"),
+    cst.MatchCase: ("pattern", "guard", "body"),
+}
+
+
+def _source_order(root: cst.CSTNode) -> list[cst.CSTNode]:
+    """`root` and its descendants (walk.children's nodes) in source order, parents first."""
+    out: list[cst.CSTNode] = []
+    stack = [root]
+    while stack:
+        current = stack.pop()
+        out.append(current)
+        names = _SOURCE_FIELDS.get(type(current))
+        if names is None:
+            kids = child_list(current)
+        else:
+            kids = []
+            for name in names:
+                value = getattr(current, name, None)
+                if isinstance(value, (list, tuple)):
+                    kids.extend(v for v in value if isinstance(v, cst.CSTNode))
+                elif isinstance(value, cst.CSTNode):
+                    kids.append(value)
+        kids.reverse()
+        stack.extend(kids)
+    return out
+
+
+def _signature(node: cst.CSTNode) -> object:
+    """A cheap part of a node's text (a call's callee, an attribute's name): nodes whose
+    signatures differ cannot have the same text."""
+    if isinstance(node, cst.Call):
+        return dotted_name(node.func) or type(node.func)
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Subscript):
+        return dotted_name(node.value) or type(node.value)
+    if isinstance(node, cst.Comparison):
+        return tuple(type(c.operator) for c in node.comparisons)
+    if isinstance(node, (cst.UnaryOperation, cst.BinaryOperation)):
+        return type(node.operator)
+    return None
 
 
 def _norm(text: str) -> str:
@@ -61,7 +120,7 @@ class Locator:
         self._ast_functions: list[ast.AST] | None = None
         self._cst_functions: dict[int, int] | None = None
         self._segments: dict[int, dict[str, list[Span]]] = {}
-        self._snippets: dict[int, dict[str, list[Span]] | None] = {}
+        self._snippets: dict[tuple[int, frozenset[type] | None], dict[str, list[Span]] | None] = {}
         self._text_lines: list[str] | None = None
         self._fallback: dict | None = None
         self._function_positions: dict[int, tuple[dict, int] | None] = {}
@@ -93,6 +152,13 @@ class Locator:
         wanted: dict[tuple[int, str], int] = defaultdict(int)
         for (_, function, _), text in zip(hits, texts):
             wanted[(id(function), text)] += 1
+        # the ast classes the function's hits can match (None: any), so that the snippet's
+        # segments are cut only for nodes of those classes (most of a function is other nodes)
+        kinds: dict[int, frozenset[type] | None] = {}
+        for node, function, _ in hits:
+            kind = _AST_KIND.get(type(_expr_of(node)))
+            known = kinds.get(id(function), frozenset())
+            kinds[id(function)] = None if kind is None or known is None else known | {kind}
         out = []
         for (node, function, extent), text in zip(hits, texts):
             span = None
@@ -101,11 +167,12 @@ class Locator:
                 # chain), so its text would match another `a and b` of the function: ask libcst.
                 out.append(self._slow(node, function, extent))
                 continue
-            snippet = self._snippet_segments(id(function), extent) if extent else None
+            snippet = self._snippet_segments(id(function), extent, kinds[id(function)]) if extent else None
             if snippet is not None:
                 candidates = snippet.get(text, [])
                 if len(candidates) > wanted[(id(function), text)]:
-                    out.append(self._slow(node, function, extent))
+                    k = self._occurrence(node, function, text, len(candidates))
+                    out.append(candidates[k] if k is not None else self._slow(node, function, extent))
                     continue
                 k = seen[(-id(function), text)]
                 if k < len(candidates):
@@ -123,8 +190,28 @@ class Locator:
             out.append(span or self._slow(node, function, extent))
         return out
 
-    def _snippet_segments(self, key: int, extent: tuple[int, int, int]) -> dict[str, list[Span]] | None:
-        """Segments of one function parsed alone: its lines, de-indented (cheaper than the file)."""
+    def _occurrence(self, node: cst.CSTNode, function: cst.FunctionDef, text: str, count: int) -> int | None:
+        """k where `node` is the k-th node of its class with the text `text` in `function`, in
+        source order; None unless the function holds exactly `count` of them (the ast nodes of
+        that text: then the k-th of those, by position, is `node`). Cheaper than PositionProvider
+        over the function where a flagged text occurs more often than it is flagged."""
+        cls = type(node)
+        mark = _signature(node)
+        k = 0
+        seen = None
+        for other in _source_order(function):
+            if other is node:
+                seen = k
+                k += 1
+            elif type(other) is cls and _signature(other) == mark and _norm(self.module.code_for_node(other)) == text:
+                k += 1
+        return seen if k == count else None
+
+    def _snippet_segments(self, function: int, extent: tuple[int, int, int],
+                          kinds: frozenset[type] | None = None) -> dict[str, list[Span]] | None:
+        """Segments of one function parsed alone: its lines, de-indented (cheaper than the file).
+        `kinds`: only nodes of these ast classes (None: every expression and statement)."""
+        key = (function, kinds)
         if key in self._snippets:
             return self._snippets[key]
         first, last, indent = extent
@@ -143,6 +230,8 @@ class Locator:
             blines = [line.encode("utf-8") for line in _LINE.findall(body)]
             result = defaultdict(list)
             for node in _preorder(root):
+                if kinds is not None and type(node) not in kinds:
+                    continue
                 if node is root or not isinstance(node, (ast.expr, ast.stmt)) or node.end_lineno is None:
                     continue
                 if isinstance(node, ast.Expr):

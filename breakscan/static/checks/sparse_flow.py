@@ -71,13 +71,13 @@ class SparseFlowChecks(CheckBase):
                 return True
         return False
 
-    def visit_Name(self, node: cst.Name) -> None:
-        super_visit = getattr(super(), "visit_Name", None)
-        if super_visit is not None:
-            super_visit(node)
-        if self.region is None:
+    def sparse_read(self, node: cst.Name) -> None:
+        """A read of `node`'s name: BRK243 when it is a sparse local's first (RegionVisitor's
+        visit_Name calls this; most functions bind no sparse local, so that is decided first)."""
+        sparse = self.__dict__.get("_sparse_locals")
+        if not sparse or self.region is None or self.env is None:
             return
-        scope = self.__dict__.get("_sparse_locals", {}).get(id(self.env.function)) if self.env is not None else None
+        scope = sparse.get(id(self.env.function))
         if not scope or not scope.get(node.value) or id(node) in self._store_names():
             return
         scope[node.value] = False  # the resumed frame falls back: later reads do not break again
@@ -92,4 +92,4 @@ class SparseFlowChecks(CheckBase):
 
 
 # Which checks each visit_ method runs (errors.rules_at_risk).
-METHOD_CHECKS: dict[str, tuple[str, ...]] = {"visit_Name": (CHECK,)}
+METHOD_CHECKS: dict[str, tuple[str, ...]] = {"visit_Name": (CHECK,)}  # through sparse_read

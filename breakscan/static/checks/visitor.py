@@ -114,6 +114,12 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._branch_nodes: dict[int, str] = {}
         self._under: list[str] = []
 
+    def visit_Name(self, node: cst.Name) -> None:
+        """A name read or stored: each family's test, called here by name (this runs for every
+        name of every region function: no `super()` chain)."""
+        MutationChecks.visit_Name(self, node)
+        self.sparse_read(node)
+
     def check_function(self, region: Region, node: cst.FunctionDef) -> None:
         """Walk one region function (nested functions included)."""
         self._root = (region, node)
