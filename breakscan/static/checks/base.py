@@ -36,6 +36,7 @@ class CheckBase(Binder):
     _scalar_params: list[set[str]]
     _str_params: list[set[str]]
     _mentions_data_ptr: bool  # the module's text has `data_ptr` (set by the visitor)
+    _mentions_storage: bool  # the module's text has `untyped_storage` (set by the visitor)
     _fresh: list[set[str]]
     _disabled_locals: list[set[str]]  # per scope: locals bound to `torch.compiler.disable(fn)`
     _guessed: list[set[str]]

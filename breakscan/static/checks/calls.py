@@ -50,6 +50,8 @@ DISTINCTIVE_TENSOR_METHODS = {"item", "tolist", "data_ptr", "nonzero", "masked_s
 
 # `str`'s own methods: called on a member of a `str` enum, Dynamo cannot trace them (GB0156)
 STR_METHODS = frozenset(m for m in dir(str) if not m.startswith("_"))
+# The methods of `x.untyped_storage()` Dynamo traces (2.13, 2.15); any other breaks (BRK274).
+STORAGE_TRACED_METHODS = frozenset({"size", "resize_"})
 
 
 def _class_name(node: cst.BaseExpression) -> bool:
@@ -71,6 +73,9 @@ class CallChecks(CallPatternChecks):
                 return
             if self._numpy_generator(func.value):
                 self._emit_check("numpy-generator-method", node)  # GB0156
+                return
+            if meth not in STORAGE_TRACED_METHODS and self._is_storage(func.value):
+                self._emit_check("tensor-storage-use", node)  # GB0156 (GB0008 on 2.15)
                 return
             if meth in self.rules.tensor_methods and (self.env.is_tensor(func.value) or (
                     meth in DISTINCTIVE_TENSOR_METHODS and self.env.kind(func.value) in (T.UNKNOWN, T.FOLDED)
@@ -111,6 +116,9 @@ class CallChecks(CallPatternChecks):
         if self._is_shadowed(name):
             return
         args = [a.value for a in node.args if not a.keyword and not a.star]
+        if qual == "len" and len(args) == 1 and self._is_storage(args[0]):
+            self._emit_check("tensor-storage-use", node)  # GB0088: the frame falls back
+            return
         if not (qual == "print" and self._reordered_print(node)) and not (
                 qual in DEEP_COPIES and len(args) == 1 and self._plain_copy(args[0])):
             # a deep copy of a plain Python value (a config dict, a dataclass) is traced (2.13, 2.15)
@@ -258,6 +266,15 @@ class CallChecks(CallPatternChecks):
             if isinstance(arg.value, cst.FormattedString):
                 values += [p.expression for p in arg.value.parts if isinstance(p, cst.FormattedStringExpression)]
         return not any(self.env.kind(v) in (T.SHAPE, T.MODULE) for v in values)
+
+    def _is_storage(self, expr: cst.BaseExpression) -> bool:
+        """`x.untyped_storage()` of a tensor (or a value of unknown type), or a local bound only to
+        one (looked up only where the module's text says `untyped_storage`)."""
+        if isinstance(expr, cst.Name) and self._mentions_storage:
+            expr = self._single_binding(expr.value) or expr
+        return (isinstance(expr, cst.Call) and isinstance(expr.func, cst.Attribute) and not expr.args
+                and expr.func.attr.value == "untyped_storage" and self.env is not None
+                and self.env.kind(expr.func.value) in (*TENSORISH, T.UNKNOWN))
 
     def _numpy_generator(self, receiver: cst.BaseExpression) -> bool:
         """Whether `receiver` holds a NumPy random generator (NUMPY_GENERATORS): a module-level
@@ -445,5 +462,5 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "tensor-hook-side-effect",
                    "where-one-arg", "autograd-duplicate-input", "module-built-in-region", "str-enum-method",
                    "random-symbolic-argument", "as-tensor-of-tensors", "numpy-generator-method",
-                   "tensor-subclass-init"),
+                   "tensor-subclass-init", "tensor-storage-use"),
 }

@@ -111,6 +111,7 @@ class RegionVisitor(ControlFlowChecks, CallChecks, SparseFlowChecks, MutationChe
         self._may_branch = source is None or "cond(" in source or "while_loop(" in source
         # a local may hold a storage address (BRK401's binding lookup) only where the text says `data_ptr`
         self._mentions_data_ptr = source is None or "data_ptr" in source
+        self._mentions_storage = source is None or "untyped_storage" in source  # BRK274's, likewise
         self._branch_nodes: dict[int, str] = {}
         self._under: list[str] = []
 
