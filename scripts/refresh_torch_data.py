@@ -19,7 +19,10 @@ Writes, each stamped with the torch version it came from:
   BRK303 matches them through `torch_ops = ["nn_parameter_ctor"]`).
   Its tag `dynamo_skipped_functions` lists the torch functions that `manual_torch_name_rule_map` in
   `torch/_dynamo/trace_rules.py` maps to `SkipFunctionVariable` (Dynamo breaks the graph on a call,
-  GB0007), less those another rule's `[match] calls` already names (BRK240 matches the rest).
+  GB0007), less those another rule's `[match] calls` already names (BRK240 matches the rest), and
+  the public functions of torch's public modules that Dynamo skips with their module
+  (`MOD_SKIPLIST`: `torch.utils.data.get_worker_info`, `torch.cuda.tunable.enable`...), each
+  confirmed by a `fullgraph=True` compile of a call to it.
   Its tag `thirdparty_skipped` lists `package.*` for each third-party package in Dynamo's
   `THIRDPARTY_SKIPLIST` but NumPy (tqdm, pandas, networkx, sklearn...; BRK251 matches the calls).
   Its tag `stdlib_c_skipped` lists the standard library's C functions that Dynamo marks as skipped
@@ -215,7 +218,68 @@ def dynamo_skipped_functions() -> dict:
             skipped[name] = f"matched by {claimed[name]}"
         else:
             calls.append(name)
-    return {"calls": calls, "tensor_methods": [], "not_by_name": skipped}
+    return {"calls": calls + module_skipped_functions(set(calls)), "tensor_methods": [], "not_by_name": skipped}
+
+
+# Public submodules walked besides the public entries of trace_rules.MOD_SKIPLIST (whose own
+# module-level functions only are read): where users reach skipped functions from.
+SKIPPED_MODULES_EXTRA = ("torch.utils.data", "torch.utils.checkpoint", "torch.backends.cuda", "torch.backends.cudnn",
+                         "torch.cuda.amp", "torch.autograd.graph")
+
+
+# torch.compiler's functions decide what Dynamo traces (disable, allow_in_graph, nonstrict_trace...):
+# breakscan models each itself (breakscan/static/index.py, trace_marker), not as a skipped call.
+SKIPPED_MODULES_NOT_WALKED = {"torch.compiler"}
+
+
+def module_skipped_functions(known: set[str]) -> list[str]:
+    """The public functions of torch's public modules that Dynamo skips because their module is
+    in `trace_rules.MOD_SKIPLIST` (`torch.utils.data.get_worker_info`, `torch.cuda.memory_allocated`,
+    `torch.autograd.gradcheck`...), by the module path users import them from. Each is
+    confirmed on the installed torch: `trace_rules.lookup` gives SkipFunctionVariable and a
+    `fullgraph=True` compile of a call to it fails with "marked as skipped" (nothing runs: a
+    handled function such as `torch.utils.checkpoint.checkpoint` fails otherwise, and is left
+    out). Names in `known` or another rule's `[match] calls` are left out."""
+    import contextlib
+    import fnmatch
+    import importlib
+    import io
+    import types
+    import warnings
+
+    from torch._dynamo import trace_rules as tr
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    claimed = _claimed_calls()
+    public = sorted(m for m in tr.MOD_SKIPLIST if m.startswith("torch.") and m not in SKIPPED_MODULES_NOT_WALKED
+                    and not any(part.startswith("_") for part in m.split(".")))
+    found = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # deprecated aliases (`torch.distributed.reduce_op`) warn when read
+        for module_name in sorted(set(public) | set(SKIPPED_MODULES_EXTRA)):
+            try:
+                with warnings.catch_warnings(), contextlib.redirect_stdout(io.StringIO()):
+                    warnings.simplefilter("ignore")
+                    module = importlib.import_module(module_name)
+            except Exception:  # not in this build (torch.fb) or needs an optional package
+                continue
+            names = getattr(module, "__all__", None)
+            items = sorted((attr, getattr(module, attr, None)) for attr in (names if names is not None else list(vars(module)))
+                           if isinstance(attr, str) and not attr.startswith("_"))
+            for attr, value in items:
+                dotted = f"{module_name}.{attr}"
+                if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType)) \
+                        or not (getattr(value, "__module__", None) or "").startswith("torch") \
+                        or dotted in known or any(fnmatch.fnmatchcase(dotted, pattern) for pattern in claimed):
+                    continue
+                try:
+                    if tr.lookup(value) is not SkipFunctionVariable:
+                        continue
+                except Exception:
+                    continue
+                if _skipped_under_fullgraph(value):
+                    found.append(dotted)
+    return found
 
 
 def thirdparty_skipped() -> dict:
@@ -408,23 +472,27 @@ def dynamo_skips() -> dict:
     }
 
 
-def _traced_by_newer(own: list[str], newer_python: str | None) -> dict[str, list[str]]:
-    """`stdlib_c_skipped`'s `traced_by`: for a newer torch, the names of `own` it traces (its
-    polyfills: `heapq.heappush` on 2.15), so that BRK214 flags them only before that version
-    (breakscan/catalog.py turns each into a `[match.torch]` range). Read by running this script's
-    `--stdlib-only` under `newer_python` (a venv with that torch); without one, the committed
-    file's entries are kept."""
+def _newer_skipped(newer_python: str) -> dict:
+    """What a newer torch skips, from this script's `--skipped-only` run under `newer_python` (a
+    venv with that torch): {"torch": "2.15", "stdlib": [...], "torch_functions": [...]}."""
     import subprocess
 
-    if newer_python is None:
+    out = subprocess.run([newer_python, __file__, "--skipped-only"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _traced_by_newer(tag: str, own: list[str], newer: dict | None, key: str) -> dict[str, list[str]]:
+    """A tag's `traced_by`: for a newer torch, the names of `own` it does not skip (its
+    polyfills: `heapq.heappush` on 2.15), so that the rule flags them only before that version
+    (breakscan/catalog.py turns each into a `[match.torch]` range). `newer`: _newer_skipped's
+    answer (its list `key`); without one, the committed file's entries are kept."""
+    if newer is None:
         try:
             committed = json.loads((ROOT / "rules" / "data" / "torch-ops.json").read_text(encoding="utf-8"))
-            return committed["tags"]["stdlib_c_skipped"].get("traced_by", {})
+            return committed["tags"][tag].get("traced_by", {})
         except (OSError, ValueError, KeyError):
             return {}
-    out = subprocess.run([newer_python, __file__, "--stdlib-only"], capture_output=True, text=True, check=True)
-    newer = json.loads(out.stdout.strip().splitlines()[-1])
-    traced = sorted(set(own) - set(newer["calls"]))
+    traced = sorted(set(own) - set(newer[key]))
     return {newer["torch"]: traced} if traced else {}
 
 
@@ -433,16 +501,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=ROOT / "rules" / "data")
     parser.add_argument("--newer-torch", metavar="PYTHON",
-                        help="an interpreter with a newer torch: record the standard-library C functions it traces")
-    parser.add_argument("--stdlib-only", action="store_true", help=argparse.SUPPRESS)
+                        help="an interpreter with a newer torch: record the skipped functions it traces")
+    parser.add_argument("--skipped-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.stdlib_only:  # for --newer-torch: this torch's list, as one JSON line
+    if args.skipped_only:  # for --newer-torch: this torch's lists, as one JSON line
         version = ".".join(torch.__version__.split(".")[:2])
-        print(json.dumps({"torch": version, "calls": stdlib_c_skipped()["calls"]}))
+        print(json.dumps({"torch": version, "stdlib": stdlib_c_skipped()["calls"],
+                          "torch_functions": dynamo_skipped_functions()["calls"]}))
         return 0
     ops = torch_ops()
-    ops["tags"]["stdlib_c_skipped"]["traced_by"] = _traced_by_newer(
-        ops["tags"]["stdlib_c_skipped"]["calls"], args.newer_torch)
+    newer = _newer_skipped(args.newer_torch) if args.newer_torch else None
+    tags = ops["tags"]
+    tags["stdlib_c_skipped"]["traced_by"] = _traced_by_newer(
+        "stdlib_c_skipped", tags["stdlib_c_skipped"]["calls"], newer, "stdlib")
+    tags["dynamo_skipped_functions"]["traced_by"] = _traced_by_newer(
+        "dynamo_skipped_functions", tags["dynamo_skipped_functions"]["calls"], newer, "torch_functions")
     args.out.mkdir(parents=True, exist_ok=True)
     for name, data in (("torch-ops.json", ops), ("dynamo-skips.json", dynamo_skips())):
         path = args.out / name
