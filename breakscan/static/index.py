@@ -23,6 +23,10 @@ COMPILING_PREDICATES = {
 COMPILING_SUFFIXES = ("is_torchdynamo_compiling", "is_dynamo_compiling", "is_compiling")
 # Predicates that are False under Dynamo: code under them is not traced.
 NOT_COMPILING_PREDICATES = {"torch.jit.is_scripting", "torch.jit.is_tracing", "torch.onnx.is_in_onnx_export"}
+# Calls that return None in a compiled region: DataLoader worker info exists only in a worker
+# process, and Dynamo resumes after the call's graph break (BRK240) with that None.
+NONE_UNDER_DYNAMO = {"torch.utils.data.get_worker_info", "torch.utils.data._utils.worker.get_worker_info",
+                     "torch.utils.data.dataloader.get_worker_info"}
 DISABLE_DECORATORS = {"torch.compiler.disable", "torch._dynamo.disable", "torch._disable_dynamo",
                       "torch._dynamo.decorators.disable"}
 DISALLOW_CALLS = {"torch._dynamo.disallow_in_graph", "torch._dynamo.decorators.disallow_in_graph"}
@@ -411,14 +415,42 @@ def _returns_compiling(info: ModuleInfo, node: ast.FunctionDef | ast.AsyncFuncti
 
 
 def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
-    """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None."""
+    """True/False when `test` is known under Dynamo (`is_compiling()` and friends), else None.
+    `a or b` / `a and b` are known when the operands Python evaluates, left to right, decide it
+    (`is_compiling() or <anything>` is True); `get_worker_info() is None` is True (NONE_UNDER_DYNAMO)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = compiling_guard(info, test.operand)
         return None if inner is None else not inner
     if isinstance(test, ast.Call) and not test.args:
         name = ast_dotted(test.func)
         return None if name is None else predicate_value(info, name)
+    if isinstance(test, ast.BoolOp):
+        deciding = isinstance(test.op, ast.Or)  # the operand value that ends the evaluation
+        for value in test.values:
+            known = compiling_guard(info, value)
+            if known is None:
+                return None
+            if known is deciding:
+                return deciding
+        return not deciding
+    if (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
+            and isinstance(test.left, ast.Call) and not test.left.args and not test.left.keywords):
+        name = ast_dotted(test.left.func)
+        if name is not None and info.qualify(name) in NONE_UNDER_DYNAMO:
+            return isinstance(test.ops[0], ast.Is)
     return None
+
+
+def deciding_operands(info: ModuleInfo, node: ast.BoolOp) -> list[ast.expr]:
+    """The operands of `a or b or c` Python evaluates under Dynamo: up to the first whose
+    known value ends the chain (`is_compiling() or torch.xpu.is_current_stream_capturing()`:
+    only the first)."""
+    deciding = isinstance(node.op, ast.Or)
+    for i, value in enumerate(node.values):
+        if compiling_guard(info, value) is deciding:
+            return node.values[:i + 1]
+    return node.values
 
 
 def predicate_value(info: ModuleInfo, name: str, helpers: set[str] | frozenset[str] = frozenset()) -> bool | None:
@@ -1060,11 +1092,18 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     while stack:
         node = stack.pop()
         kind = type(node)
-        if kind is ast.If and isinstance(node.test, (ast.Call, ast.UnaryOp)):
+        if kind is ast.If and isinstance(node.test, (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)):
             known = compiling_guard(info, node.test)
             if known is not None:
+                if isinstance(node.test, ast.BoolOp):  # the operands Python evaluates run
+                    stack.extend(deciding_operands(info, node.test))
+                elif isinstance(node.test, ast.Compare):  # `get_worker_info() is None`: the call runs
+                    stack.append(node.test)
                 stack.extend(node.body if known else node.orelse)
                 continue
+        elif kind is ast.BoolOp:  # `is_compiling() or helper()`: `helper` is not called under Dynamo
+            stack.extend(deciding_operands(info, node))
+            continue
         elif kind is ast.Call:
             if node.args or node.keywords:
                 note_construction(info, node)

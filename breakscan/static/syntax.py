@@ -6,7 +6,7 @@ import re
 
 import libcst as cst
 
-from breakscan.static.index import ModuleInfo, predicate_value
+from breakscan.static.index import NONE_UNDER_DYNAMO, ModuleInfo, predicate_value
 
 
 def dotted_name(node: cst.BaseExpression | None) -> str | None:
@@ -34,6 +34,19 @@ def compiling_guard(info: ModuleInfo, test: cst.BaseExpression,
     if isinstance(test, cst.Call) and not test.args:
         name = dotted_name(test.func)
         return None if name is None else predicate_value(info, name, helpers)
+    if isinstance(test, cst.BooleanOperation):  # evaluated left to right, as the ast twin
+        deciding = isinstance(test.operator, cst.Or)
+        left = compiling_guard(info, test.left, helpers)
+        if left is None or left is deciding:
+            return left
+        return compiling_guard(info, test.right, helpers)
+    if (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.comparisons[0].operator, (cst.Is, cst.IsNot))
+            and isinstance(test.comparisons[0].comparator, cst.Name) and test.comparisons[0].comparator.value == "None"
+            and isinstance(test.left, cst.Call) and not test.left.args):
+        name = dotted_name(test.left.func)
+        if name is not None and info.qualify(name) in NONE_UNDER_DYNAMO:
+            return isinstance(test.comparisons[0].operator, cst.Is)
     return None
 
 

@@ -58,6 +58,8 @@ class ControlFlowChecks(CheckBase):
             self._open_branch(node)
             self._check_test(node.test)
             return True
+        if isinstance(node.test, (cst.BooleanOperation, cst.Comparison)):
+            walk(node.test, self)  # its calls run (`get_worker_info()` breaks); `and`/`or` prune the rest
         if known:
             walk(node.body, self)
         elif node.orelse is not None:
