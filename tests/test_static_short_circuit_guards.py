@@ -1,7 +1,7 @@
 """`and` / `or` chains whose value under Dynamo is known from the operands Python evaluates first
 (`torch.jit.is_scripting() or is_compiling()`, `not is_compiling() and <tensor test>`), and
 `get_worker_info() is None` (True in a compiled region: DataLoader worker info exists only in
-a worker process). The arm Dynamo never runs, the operands it never evaluates and the helpers
+a worker process). The arm Dynamo never runs, the statements after a known arm that returns, the operands it never evaluates and the helpers
 only they call are not traced, so nothing there is predicted; the `get_worker_info()` call
 itself breaks (GB0007, BRK240). Measured on 2.13 and 2.15; the library diff of this change
 removed such predictions from torch_geometric (`MessagePassing._index_select_safe`), kornia
@@ -33,8 +33,7 @@ PACKAGE = {
         def select(src, index):
             if torch.jit.is_scripting() or is_compiling():
                 return src.index_select(0, index)
-            else:
-                return safe_select(src, index)
+            return safe_select(src, index)
 
 
         def scaled(x, eps):
@@ -79,7 +78,7 @@ PACKAGE = {
         torch.compile(Net(), backend="eager")(torch.randn(3, 4), torch.tensor([0, 2]))
         ''',
 }
-EXPECTED = {("BRK240", "ops.py", 32)}
+EXPECTED = {("BRK240", "ops.py", 31)}
 
 
 def test_only_the_worker_info_call_is_predicted(tmp_path):

@@ -442,6 +442,22 @@ def compiling_guard(info: ModuleInfo, test: ast.AST) -> bool | None:
     return None
 
 
+_GUARD_TESTS = (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)  # the tests compiling_guard can know
+
+
+def live_statements(info: ModuleInfo, body: list[ast.stmt]) -> list[ast.stmt]:
+    """`body` up to the first `if` whose test is known under Dynamo (compiling_guard) and whose
+    taken arm ends in `return` or `raise`: Dynamo never runs the statements after it
+    (`if torch.jit.is_scripting() or is_compiling(): return fast(x)` then `return safe(x)`)."""
+    for i, stmt in enumerate(body):
+        if type(stmt) is ast.If and isinstance(stmt.test, _GUARD_TESTS):
+            known = compiling_guard(info, stmt.test)
+            arm = stmt.body if known else stmt.orelse
+            if known is not None and arm and type(arm[-1]) in (ast.Return, ast.Raise):
+                return body[:i + 1]
+    return body
+
+
 def deciding_operands(info: ModuleInfo, node: ast.BoolOp) -> list[ast.expr]:
     """The operands of `a or b or c` Python evaluates under Dynamo: up to the first whose
     known value ends the chain (`is_compiling() or torch.xpu.is_current_stream_capturing()`:
@@ -1084,7 +1100,7 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     `bindings` receives the stored names, assignments, defs and classes (for _local_instances);
     `comprehensions`, when given, the list, set and dict comprehensions (for comprehension_calls).
     """
-    stack: list[ast.AST] = list(body)
+    stack: list[ast.AST] = list(live_statements(info, body))
     calls = fn.calls
     has_blocks = yields = False
     loop_attrs = fn.loop_attrs
@@ -1092,14 +1108,14 @@ def _collect_calls(info: ModuleInfo, fn: FunctionInfo, body: list[ast.stmt], ind
     while stack:
         node = stack.pop()
         kind = type(node)
-        if kind is ast.If and isinstance(node.test, (ast.Call, ast.UnaryOp, ast.BoolOp, ast.Compare)):
+        if kind is ast.If and isinstance(node.test, _GUARD_TESTS):
             known = compiling_guard(info, node.test)
             if known is not None:
                 if isinstance(node.test, ast.BoolOp):  # the operands Python evaluates run
                     stack.extend(deciding_operands(info, node.test))
                 elif isinstance(node.test, ast.Compare):  # `get_worker_info() is None`: the call runs
                     stack.append(node.test)
-                stack.extend(node.body if known else node.orelse)
+                stack.extend(live_statements(info, node.body if known else node.orelse))
                 continue
         elif kind is ast.BoolOp:  # `is_compiling() or helper()`: `helper` is not called under Dynamo
             stack.extend(deciding_operands(info, node))

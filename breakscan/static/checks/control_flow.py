@@ -44,6 +44,20 @@ def _is_string_literal(expr: cst.BaseExpression) -> bool:
     return False
 
 
+def _exits(suite: cst.BaseSuite | None) -> bool:
+    """A suite whose last statement is `return` or `raise`."""
+    if isinstance(suite, cst.IndentedBlock):
+        last = suite.body[-1] if suite.body else None
+        if not isinstance(last, cst.SimpleStatementLine):
+            return False
+        small = last.body
+    elif isinstance(suite, cst.SimpleStatementSuite):
+        small = suite.body
+    else:
+        return False
+    return bool(small) and isinstance(small[-1], (cst.Return, cst.Raise))
+
+
 class ControlFlowChecks(CheckBase):
     """Tests whose truth a tensor would decide (a graph break), and the `with` statement."""
 
@@ -65,6 +79,28 @@ class ControlFlowChecks(CheckBase):
         elif node.orelse is not None:
             walk(node.orelse, self)
         return False
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> bool:
+        """A block whose statements after a known `if` that returns never run under Dynamo
+        (`if is_compiling(): return fast(x)` then `return safe(x)`): only those up to it are
+        walked (the ast twin is index.live_statements)."""
+        if self.region is None:
+            return True
+        for i, stmt in enumerate(node.body):
+            if isinstance(stmt, cst.If) and _exits(self._taken_arm(stmt)):
+                for live in node.body[:i + 1]:
+                    walk(live, self)
+                return False
+        return True
+
+    def _taken_arm(self, node: cst.If) -> cst.BaseSuite | None:
+        """The suite Dynamo runs for `node` when its test is known, else None."""
+        known = compiling_guard(self.info, node.test, self.index.compiling_helpers)
+        if known is None:
+            return None
+        if known:
+            return node.body
+        return node.orelse.body if isinstance(node.orelse, cst.Else) else None
 
     def visit_While(self, node: cst.While) -> None:
         if self.region is not None:
