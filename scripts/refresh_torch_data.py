@@ -248,7 +248,6 @@ def module_skipped_functions(known: set[str]) -> list[str]:
     import warnings
 
     from torch._dynamo import trace_rules as tr
-    from torch._dynamo.variables import SkipFunctionVariable
 
     claimed = _claimed_calls()
     public = sorted(m for m in tr.MOD_SKIPLIST if m.startswith("torch.") and m not in SKIPPED_MODULES_NOT_WALKED
@@ -272,12 +271,7 @@ def module_skipped_functions(known: set[str]) -> list[str]:
                         or not (getattr(value, "__module__", None) or "").startswith("torch") \
                         or dotted in known or any(fnmatch.fnmatchcase(dotted, pattern) for pattern in claimed):
                     continue
-                try:
-                    if tr.lookup(value) is not SkipFunctionVariable:
-                        continue
-                except Exception:
-                    continue
-                if _skipped_under_fullgraph(value):
+                if _confirmed_skipped(value):
                     found.append(dotted)
     return found
 
@@ -322,7 +316,6 @@ def stdlib_c_skipped() -> dict:
     import warnings
 
     from torch._dynamo import trace_rules as tr
-    from torch._dynamo.variables import SkipFunctionVariable
 
     claimed = _claimed_calls()
     found = []
@@ -345,14 +338,23 @@ def stdlib_c_skipped() -> dict:
                     or tr.is_builtin_callable(value) or tr.is_polyfilled_callable(value) \
                     or any(fnmatch.fnmatchcase(dotted, pattern) for pattern in claimed):
                 continue
-            try:
-                if tr.lookup(value) is not SkipFunctionVariable:
-                    continue
-            except Exception:
-                continue
-            if _skipped_under_fullgraph(value):
+            if _confirmed_skipped(value):
                 found.append(dotted)
     return {"python": ".".join(map(str, sys.version_info[:2])), "calls": found, "tensor_methods": []}
+
+
+def _confirmed_skipped(fn) -> bool:
+    """Dynamo's `trace_rules.lookup` skips `fn`, and a `fullgraph=True` compile of a call to it
+    fails with "marked as skipped" (nothing runs: the call is refused while tracing)."""
+    from torch._dynamo import trace_rules as tr
+    from torch._dynamo.variables import SkipFunctionVariable
+
+    try:
+        if tr.lookup(fn) is not SkipFunctionVariable:
+            return False
+    except Exception:  # an object lookup cannot classify
+        return False
+    return _skipped_under_fullgraph(fn)
 
 
 def _skipped_under_fullgraph(fn) -> bool:

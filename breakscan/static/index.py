@@ -1436,16 +1436,8 @@ _OWN_SIZE = 16  # defs kept: phase A reads the same method's nodes up to five ti
 
 def _own_nodes(fn: ast.AST) -> list[ast.AST]:
     """Nodes of a def's body, not descending into nested defs or lambdas (those are listed).
-    The lists of the last `_OWN_SIZE` defs asked for are kept (callers only read them; the
-    entry holds the node, so its id is not reused while the entry lives)."""
-    found = _OWN.get(id(fn))
-    if found is not None and found[0] is fn:
-        return found[1]
-    out = _own_nodes_uncached(fn)
-    if len(_OWN) >= _OWN_SIZE:
-        del _OWN[next(iter(_OWN))]
-    _OWN[id(fn)] = (fn, out)
-    return out
+    Kept for the last defs asked for (_kept)."""
+    return _kept(_OWN, fn, _own_nodes_uncached)
 
 
 _WALKED: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
@@ -1454,13 +1446,20 @@ _WALKED: dict[int, tuple[ast.AST, list[ast.AST]]] = {}
 def _def_nodes(fn: ast.AST) -> list[ast.AST]:
     """`walk_nodes(fn)` for a def, kept like _own_nodes: `__init__` and the other methods that
     store attributes are read by self_attrs, callable_binds and later_instances in turn."""
-    found = _WALKED.get(id(fn))
+    return _kept(_WALKED, fn, walk_nodes)
+
+
+def _kept(table: dict[int, tuple[ast.AST, list[ast.AST]]], fn: ast.AST, compute) -> list[ast.AST]:
+    """`compute(fn)`, kept in `table` for the last `_OWN_SIZE` defs (phase A reads the same
+    method's nodes up to five times in a row; callers only read the list). The entry holds the
+    node, so its id is not reused while the entry lives."""
+    found = table.get(id(fn))
     if found is not None and found[0] is fn:
         return found[1]
-    out = walk_nodes(fn)
-    if len(_WALKED) >= _OWN_SIZE:
-        del _WALKED[next(iter(_WALKED))]
-    _WALKED[id(fn)] = (fn, out)
+    out = compute(fn)
+    if len(table) >= _OWN_SIZE:
+        del table[next(iter(table))]
+    table[id(fn)] = (fn, out)
     return out
 
 
