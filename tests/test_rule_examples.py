@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from breakscan.catalog import FAMILIES, Rule, gb_id_for_type, gb_registry_entry, load_catalog
+from breakscan.dynamic.probe import keep_nested_frames, keep_repeated_break_stacks
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -193,6 +194,10 @@ def _observe(code: str, path: Path, device: str, backend: str = "eager", dynamic
     torch._dynamo.reset()
     counters.clear()
     torch._logging.set_logs(graph_breaks=True, recompiles=True)
+    # Dynamo's traceback as the dynamic pass sees it: a user `forward` that calls a torch
+    # module's `forward` kept, every repeated break with its stack (BRK275's break is in torch).
+    keep_nested_frames(torch)
+    keep_repeated_break_stacks(torch)
     grab = _Grab()
     saved = []
     for lname in _BREAK_LOGGERS + _RECOMPILE_LOGGERS:

@@ -728,6 +728,60 @@ def install_logging(torch: Any, collector: Collector) -> None:
     trace = logging.getLogger("torch.__trace")
     trace.addHandler(collector)
     trace.setLevel(logging.DEBUG)
+    keep_nested_frames(torch)
+    keep_repeated_break_stacks(torch)
+
+
+def keep_repeated_break_stacks(torch: Any) -> None:
+    """Log the user traceback of every graph break, not only the first of each kind and site.
+
+    Dynamo suppresses the traceback of a break whose type and innermost location it has logged
+    before (`graph_break_dup_warning_checker`, torch/_dynamo/symbolic_convert.py, 2.13 to
+    2.15). For a break inside torch (`_detect_is_causal_mask`, reached from two user calls of
+    `nn.TransformerEncoder`), that location is torch's, so the second user call would be logged
+    with no user frame and could not be placed. The runner de-duplicates per user line itself.
+    """
+    convert = getattr(torch._dynamo, "symbolic_convert", None)
+    checker = getattr(convert, "graph_break_dup_warning_checker", None)
+    if checker is not None and callable(getattr(checker, "add", None)):
+        checker.add = lambda key: True
+
+
+def keep_nested_frames(torch: Any) -> None:
+    """Keep a frame that calls a function of its own name in Dynamo's graph-break traceback.
+
+    Dynamo's `collapse_resume_frames` (torch/_dynamo/exc.py, 2.13 to 2.15) folds the resume
+    function of a graph break into the frame it resumes (`torch_dynamo_resume_in_f_at_80`
+    after `f`) by comparing names once the prefix is gone, so it also folds any two
+    consecutive frames of the same name: a user `forward` calling a torch submodule (whose
+    `forward` breaks: `nn.TransformerEncoder` given a mask) vanishes from the traceback, and
+    the break is located at an outer call (`model(x)`). Here only a real resume frame is
+    folded. Versions without the function are left as they are.
+    """
+    exc = getattr(torch._dynamo, "exc", None)
+    original = getattr(exc, "collapse_resume_frames", None)
+    strip = getattr(exc, "remove_resume_prefix", None)
+    if original is None or strip is None:
+        return
+
+    def collapse_resume_frames(stack: Any) -> Any:
+        kept = traceback.StackSummary()
+        for frame in stack:
+            if frame.filename is None:
+                continue
+            name = strip(frame.name)
+            resumes = name != frame.name and bool(kept) and kept[-1].name == name
+            frame.name = name
+            if resumes:
+                kept[-1] = frame
+            else:
+                kept.append(frame)
+        return kept
+
+    for module in ("symbolic_convert", "side_effects"):
+        owner = getattr(torch._dynamo, module, None)
+        if getattr(owner, "collapse_resume_frames", None) is original:
+            owner.collapse_resume_frames = collapse_resume_frames
 
 
 def apply_dynamo_config(torch: Any, table: dict[str, Any]) -> None:

@@ -781,6 +781,14 @@ def _break_key(ev: dict[str, Any]) -> tuple[str, int, str]:
     return (path, int(line or 0), ev.get("gb_type", ""))
 
 
+def _user_site(ev: dict[str, Any], root: Path) -> tuple[str, int] | None:
+    """(file, line) of the user frame a break is placed at (`primary_frame`); None without a
+    stack. One break inside torch (`_detect_is_causal_mask`) reached from two user lines is two
+    findings."""
+    found = primary_frame(ev.get("stack") or [], root)
+    return (found["path"], int(found["line"] or 0)) if found is not None else None
+
+
 def _error_lines(records: list[dict[str, Any]]) -> set[tuple[str, int, int]]:
     """(entry, call, line) of user errors: breaks on those lines are the error's doing."""
     out = set()
@@ -797,7 +805,7 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
     logged = {(r.get("entry", ""), r.get("gb_type", "")) for r in records
               if r.get("type") == "break" and not r.get("escaped")}
     logged |= {(r.get("entry", ""), _fallback_event(r)["gb_type"]) for r in records if r.get("type") == "fallback"}
-    chosen: dict[tuple[str, tuple[str, int, str]], dict[str, Any]] = {}
+    chosen: dict[tuple[str, tuple[str, int, str], tuple[str, int] | None], dict[str, Any]] = {}
     for r in records:
         if r.get("type") == "break" and r.get("escaped") and (
                 r.get("gb_id") == "GB0039" or (r.get("entry", ""), r.get("gb_type", "")) in logged):
@@ -810,7 +818,9 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
             continue
         if (r.get("entry", ""), int(r.get("call", 0)), int(ev.get("line") or 0)) in skip:
             continue
-        key = (r.get("entry", ""), _break_key(ev))
+        key = (r.get("entry", ""), _break_key(ev), _user_site(ev, root))
+        if key[2] is None:  # logged without its stack: the first report of that break holds it
+            key = next((k for k in chosen if k[:2] == key[:2]), key)
         prev = chosen.get(key)
         if prev is None:
             chosen[key] = {**ev, "entry": r.get("entry", "")}

@@ -770,6 +770,8 @@ class TypeEnv:
                 return T.TENSOR if len(node.args) == 3 else T.TENSOR_SEQ if len(node.args) == 1 else T.UNKNOWN
             if qual in _TUPLE_ON_REQUEST:
                 return _tuple_on_request(node, qual[len("torch."):], positional_from=1)
+            if qual.endswith(".generate_square_subsequent_mask"):
+                return T.TENSOR  # nn.Transformer's static method: a new float mask from a size
             kind = self._torch_call(qual)
             if kind in TENSORISH and self._bool_dtype(node, positional=False):
                 return T.BOOL_TENSOR  # torch.zeros(n, dtype=torch.bool), torch.ones_like(x, dtype=torch.bool)

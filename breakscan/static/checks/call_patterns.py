@@ -29,6 +29,23 @@ SCRIPT_BUILDERS = {"torch.jit.script", "torch.jit.freeze", "torch.jit.trace", "t
 # Module backward hooks: a submodule with one is refused unless compiled autograd is on (GB0083).
 BACKWARD_HOOKS = {"register_full_backward_hook", "register_backward_hook", "register_full_backward_pre_hook"}
 GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
+# nn.Transformer* modules given an attention mask and no causal flag: their `forward` tests the
+# mask against a causal one (`_detect_is_causal_mask`: `bool((mask == causal).all())`), which
+# reads a tensor's value. Value: the (mask, is_causal) pairs of the forward, each as (positional
+# index, keyword). Measured on 2.13 and 2.15; `memory_mask` is never tested (`memory_is_causal`
+# defaults to False).
+_ENCODER_MASK = ((1, "mask"), (3, "is_causal"))
+_DECODER_MASK = ((2, "tgt_mask"), (6, "tgt_is_causal"))
+TRANSFORMER_MASKS: dict[str, tuple[tuple[tuple[int, str], tuple[int, str]], ...]] = {
+    **dict.fromkeys(("torch.nn.TransformerEncoder", "torch.nn.modules.transformer.TransformerEncoder"),
+                    (_ENCODER_MASK,)),
+    **dict.fromkeys(("torch.nn.TransformerDecoder", "torch.nn.modules.transformer.TransformerDecoder"),
+                    (_DECODER_MASK,)),
+    **dict.fromkeys(("torch.nn.Transformer", "torch.nn.modules.transformer.Transformer"),
+                    (((2, "src_mask"), (8, "src_is_causal")), ((3, "tgt_mask"), (9, "tgt_is_causal")))),
+}
+# The submodules an `nn.Transformer` builds: `self.tf.encoder(...)`, `self.tf.decoder(...)`.
+TRANSFORMER_PARTS = {"encoder": "torch.nn.TransformerEncoder", "decoder": "torch.nn.TransformerDecoder"}
 # `numpy.random` draws Dynamo runs through torch._numpy: a scalar draw (no size) is read back as a
 # number, a data-dependent operator (GB0033); a sized one is traced. Value: the position of the
 # size argument (None: every positional is a dimension, `rand(2, 3)`). `choice` breaks sized or
@@ -165,6 +182,14 @@ class CallPatternChecks(CheckBase):
         if meth in GENERATOR_METHODS and self._is_generator_attr(func.value):
             self._emit_check("generator-in-region", node)  # GB7650
             return
+        if meth in TRANSFORMER_PARTS and isinstance(func.value, cst.Attribute) \
+                and isinstance(func.value.value, cst.Name) and func.value.value.value == "self" \
+                and self.region is not None and self.region.cls is not None:
+            built = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(func.value.attr.value)
+            if built and self._transformer_class(built[0]) in ("torch.nn.Transformer",
+                                                                "torch.nn.modules.transformer.Transformer"):
+                self._transformer_mask(node, TRANSFORMER_PARTS[meth])  # `self.tf.decoder(x, mem, tgt_mask=m)`
+            return
         if not (isinstance(func.value, cst.Name) and func.value.value == "self"
                 and self.region is not None and self.region.cls is not None):
             return
@@ -179,6 +204,45 @@ class CallPatternChecks(CheckBase):
             self._rnn_module(meth, node)
         elif self._has_backward_hook(self.region.cls.qualname, meth, built[0]):
             self._emit_check("backward-hook-module", node)
+        elif (cls := self._transformer_class(built[0])) is not None:
+            self._transformer_mask(node, cls)
+
+    def _transformer_class(self, qual: str) -> str | None:
+        """The `nn.Transformer*` class (TRANSFORMER_MASKS) that class `qual` is or derives from
+        through project classes; None for any other class."""
+        return next((cls for cls in TRANSFORMER_MASKS if self._derives_from(qual, {cls})), None)
+
+    def _transformer_mask(self, call: cst.Call, cls: str) -> None:
+        """BRK275: a call of an `nn.Transformer*` module given a mask that is a tensor (a tensor
+        local, a factory, `generate_square_subsequent_mask(n)`) without its causal flag, or with
+        `None` as the flag. A flag of any other value (`is_causal=False`, a variable) is taken as
+        set: Dynamo then never tests the mask."""
+        if any(a.star for a in call.args):
+            return
+        args = _positional(call)
+        for (mask_at, mask_kw), (flag_at, flag_kw) in TRANSFORMER_MASKS[cls]:
+            flag = _keyword(call, flag_kw)
+            flag_value = flag.value if flag is not None else args[flag_at] if len(args) > flag_at else None
+            if flag_value is not None and not (isinstance(flag_value, cst.Name) and flag_value.value == "None"):
+                continue
+            mask = _keyword(call, mask_kw)
+            mask_value = mask.value if mask is not None else args[mask_at] if len(args) > mask_at else None
+            if mask_value is not None and self._is_mask_tensor(mask_value):
+                self._emit_check("transformer-mask-causal-test", call)
+                return
+
+    def _is_mask_tensor(self, expr: cst.BaseExpression) -> bool:
+        """`expr` is known to be a tensor: by kind (not only a guessed parameter), or a call of
+        `generate_square_subsequent_mask` (any receiver), directly or through a local whose only
+        binding it is."""
+        assert self.env is not None
+        if isinstance(expr, cst.Name) and (bound := self._single_binding(expr.value)) is not None:
+            expr = bound
+        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Attribute, cst.Name)):
+            last = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
+            if last == "generate_square_subsequent_mask":
+                return True
+        return self.env.is_tensor(expr) and not self._only_guessed(expr)
 
     def _rnn_module(self, attr: str, call: cst.Call) -> None:
         """BRK231 for `self.<attr>(...)`, an RNN submodule, where Dynamo refuses it (measured on
@@ -464,7 +528,8 @@ METHOD_CHECKS: dict[str, tuple[str, ...]] = {
                    "join-formatted-tensors",
                    "generator-in-region",
                    "repeat-interleave-tensor", "backward-hook-module", "optimizer-disabled-method",
-                   "optimizer-step-break", "numpy-random-scalar", "as-subclass-plain-tensor"),
+                   "optimizer-step-break", "numpy-random-scalar", "as-subclass-plain-tensor",
+                   "transformer-mask-causal-test"),
     "visit_ClassDef": ("class-in-region",),
 }
 
