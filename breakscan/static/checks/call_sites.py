@@ -1321,6 +1321,57 @@ class CallSiteInference(CheckBase):
             self._root_varying[qualname] = frozenset(scalars & (varying | self._imported_varying.get(qualname, set())))
         return self._root_kinds[qualname]
 
+    def passed_arguments(self, qualname: str, param: str) -> list[cst.BaseExpression] | None:
+        """The expressions the calls of this module's function `qualname` pass for its parameter
+        `param` (RootCalls: calls anywhere in the module or in the scanned modules that import it
+        by name, through a compiled alias, or a `yield fn, (args)` of breakscan_examples); None
+        unless every call is seen and passes it: a method or nested def, a function used other
+        than by a call, an importer that cannot be read, a call that unpacks `*args` or leaves
+        the parameter to its default."""
+        node = self.functions.get((qualname, 0))
+        if "." in qualname or node is None or (qualname, 1) in self.functions or self.module_tree is None:
+            return None
+        if self._root_calls is None:
+            names = {name: name for name, _ in self.functions if "." not in name}
+            names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
+            self._root_calls = RootCalls(names)
+            walk(self.module_tree, self._root_calls)
+        if qualname in self._root_calls.escaped:
+            return None
+        sites = list(self._root_calls.sites.get(qualname, []))
+        if self.index.importers(self.info.name):  # `from .ops import gather` then `gather(...)`
+            target = f"{self.info.name}.{qualname}"
+
+            def names_in(info: ModuleInfo) -> dict[str, str]:
+                names = {local: qualname for local, imported in info.imports.items() if imported == target}
+                names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
+                return names
+
+            for _, finder, _ in self._importers_calling(names_in):
+                if finder is None or qualname in finder.escaped:
+                    return None
+                sites += finder.sites.get(qualname, [])
+        if not sites:
+            return None
+        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+        if param not in positional:
+            return None
+        at = positional.index(param)
+        found: list[cst.BaseExpression] = []
+        for call, _ in sites:
+            args = call.args if isinstance(call, cst.Call) else [
+                cst.Arg(value=e.value) for e in call.elements if isinstance(e, cst.Element)]
+            if len(args) != (len(call.args) if isinstance(call, cst.Call) else len(call.elements)) \
+                    or any(a.star for a in args):
+                return None
+            keyword = next((a.value for a in args if a.keyword is not None and a.keyword.value == param), None)
+            plain = [a.value for a in args if a.keyword is None]
+            value = keyword if keyword is not None else plain[at] if at < len(plain) else None
+            if value is None:
+                return None
+            found.append(value)
+        return found
+
     def forward_varying_params(self, cls_qualname: str, node: cst.FunctionDef) -> frozenset[str]:
         """Parameters of the `forward` of the project class `cls_qualname` (qualified) that a call
         of an instance of it passes a changing Python number (`_varying_params`: `for t in

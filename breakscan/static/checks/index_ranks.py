@@ -52,6 +52,10 @@ class RankContext(Protocol):
         """The values the methods of the walked function's class store in `self.<attr>`, or None
         when unknown (no class, no store seen)."""
 
+    def passed(self, name: str) -> list[cst.BaseExpression] | None:
+        """When `name` is a parameter of the walked function that its body never binds again: the
+        arguments every call of the function passes for it (each call seen), else None."""
+
 
 def is_zero_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     """Whether `expr` is a 0-dim integer tensor: `t.argmax()` / `torch.argmin(t)` without a
@@ -89,7 +93,11 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
         return False
     if isinstance(expr, cst.Name):
         value = ctx.binding(expr.value)
-        return value is not None and one_dim(value, ctx, depth + 1)
+        if value is not None:
+            return one_dim(value, ctx, depth + 1)
+        # a parameter every call gives a 1-dim tensor made in place (`f(x, torch.tensor([0, 3]))`)
+        passed = ctx.passed(expr.value)
+        return bool(passed) and all(one_dim(v, _Unbound(ctx), depth + 1) for v in passed)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         # `self.timesteps`: 1-dim when every store of the class makes it so (`torch.tensor([1008, 512])`)
         stores = ctx.attribute_stores(expr.attr.value)
@@ -154,6 +162,9 @@ class _Unbound:
         return None
 
     def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
+        return None
+
+    def passed(self, name: str) -> list[cst.BaseExpression] | None:
         return None
 
 

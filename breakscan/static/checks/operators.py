@@ -217,6 +217,17 @@ class OperatorChecks(CheckBase):
         function being walked (not a parameter); else None."""
         return self._bindings()[1].get(name)
 
+    def _passed_arguments(self, name: str) -> list[cst.BaseExpression] | None:
+        """What every call of the walked module-level function passes for its parameter `name`,
+        which the body never binds again (CallSiteInference.passed_arguments); else None."""
+        fn = self.env.function if self.env is not None else None
+        region = self.region
+        if fn is None or region is None or region.cls is not None or region.function.name != fn.name.value \
+                or name not in {p.name.value for p in all_params(fn)} \
+                or any(isinstance(t, cst.Name) and t.value == name for t in self._function_stores()):
+            return None
+        return self.passed_arguments(region.function.qualname, name)
+
     def _attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         """The values of `self.<attr> = value` in the methods this module defines for the walked
         region's class (index_ranks.RankContext.attribute_stores, CheckBase._class_assignments);
@@ -318,3 +329,6 @@ class _Ranks:
 
     def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         return self._checks._attribute_stores(attr)
+
+    def passed(self, name: str) -> list[cst.BaseExpression] | None:
+        return self._checks._passed_arguments(name)
