@@ -2,8 +2,11 @@
 measured on 2.13 and 2.15), and a parameter is known to be 1-dim when every call of its
 module-level function, in its module or in the modules importing it by name, passes a 1-dim tensor
 made in place (`torch.tensor([0, 3, 5])`, `torch.arange(n)`): its elements, and an integer-literal
-index of it, are then 0-dim. From the dev user program `s8_u22_tensor_in_list_index.py`; here a
-package with relative imports and unannotated helpers, compiled through aliases."""
+index of it, are then 0-dim. The arguments are followed through the caller's own parameters (a
+helper called by the compiled function), and a local stored more than once is 1-dim when every
+store makes it so (`order = order[1:][dist > thr]`: a mask keeps 1-dim). From the dev user programs
+`s8_u22_tensor_in_list_index.py` and `p105_nms.py`; here a package with relative imports and
+unannotated helpers, compiled through aliases."""
 
 from __future__ import annotations
 
@@ -34,20 +37,36 @@ PACKAGE = {
             for row in grid:
                 out.append(table[row])
             return torch.cat(out)
+
+
+        def suppress(boxes, scores, thr=0.5):
+            order = scores.argsort(descending=True)
+            keep = []
+            while order.numel() > 0:
+                best = order[0]
+                keep.append(best)
+                dist = (boxes[order[1:]] - boxes[best]).abs().sum(-1)
+                order = order[1:][dist > thr]
+            return torch.stack(keep)
+
+
+        def postprocess(boxes, scores):
+            return suppress(boxes, scores)
         ''',
     "pick/run.py": '''
         import torch
 
-        from .ops import by_grid, first_of, pick_rows
+        from .ops import by_grid, first_of, pick_rows, postprocess
 
         table = torch.randn(6, 2)
         step = torch.compile(pick_rows, backend="eager")
         step(table, torch.tensor([0, 3, 5]))
         torch.compile(first_of, backend="eager")(table, torch.arange(4).flip(0))
         torch.compile(by_grid, backend="eager")(table, torch.tensor([[0, 1], [2, 3]]))
+        torch.compile(postprocess, backend="eager")(torch.rand(6, 4), torch.rand(6))
         ''',
 }
-EXPECTED = {("BRK260", "ops.py", 8), ("BRK260", "ops.py", 14)}
+EXPECTED = {("BRK260", "ops.py", 8), ("BRK260", "ops.py", 14), ("BRK260", "ops.py", 30)}
 
 UNKNOWN_RANK = {
     "mix/__init__.py": "",

@@ -1321,13 +1321,14 @@ class CallSiteInference(CheckBase):
             self._root_varying[qualname] = frozenset(scalars & (varying | self._imported_varying.get(qualname, set())))
         return self._root_kinds[qualname]
 
-    def passed_arguments(self, qualname: str, param: str) -> list[cst.BaseExpression] | None:
+    def passed_arguments(self, qualname: str, param: str) -> list[tuple[cst.BaseExpression, cst.FunctionDef | None]] | None:
         """The expressions the calls of this module's function `qualname` pass for its parameter
         `param` (RootCalls: calls anywhere in the module or in the scanned modules that import it
         by name, through a compiled alias, or a `yield fn, (args)` of breakscan_examples); None
         unless every call is seen and passes it: a method or nested def, a function used other
         than by a call, an importer that cannot be read, a call that unpacks `*args` or leaves
-        the parameter to its default."""
+        the parameter to its default. Each comes with the module-level def of this module that
+        makes the call, None for a call elsewhere (module level, an importer)."""
         node = self.functions.get((qualname, 0))
         if "." in qualname or node is None or (qualname, 1) in self.functions or self.module_tree is None:
             return None
@@ -1350,15 +1351,15 @@ class CallSiteInference(CheckBase):
             for _, finder, _ in self._importers_calling(names_in):
                 if finder is None or qualname in finder.escaped:
                     return None
-                sites += finder.sites.get(qualname, [])
+                sites += [(call, None) for call, _ in finder.sites.get(qualname, [])]
         if not sites:
             return None
         positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
         if param not in positional:
             return None
         at = positional.index(param)
-        found: list[cst.BaseExpression] = []
-        for call, _ in sites:
+        found: list[tuple[cst.BaseExpression, cst.FunctionDef | None]] = []
+        for call, caller in sites:
             args = call.args if isinstance(call, cst.Call) else [
                 cst.Arg(value=e.value) for e in call.elements if isinstance(e, cst.Element)]
             if len(args) != (len(call.args) if isinstance(call, cst.Call) else len(call.elements)) \
@@ -1369,7 +1370,7 @@ class CallSiteInference(CheckBase):
             value = keyword if keyword is not None else plain[at] if at < len(plain) else None
             if value is None:
                 return None
-            found.append(value)
+            found.append((value, caller))
         return found
 
     def forward_varying_params(self, cls_qualname: str, node: cst.FunctionDef) -> frozenset[str]:

@@ -24,6 +24,8 @@ ZERO_DIM_REDUCTIONS = {"argmax", "argmin"}
 # torch functions whose result is 1-dim whatever their tensor argument's rank.
 ONE_DIM_FACTORIES = {"torch.arange", "torch.randperm", "torch.bincount", "torch.linspace", "torch.logspace"}
 FLATTENING = {"torch.flatten", "torch.ravel"}
+# Factories whose first argument is the size: 1-dim when it is one int (`torch.rand(6)`, `(n,)`).
+SIZED_FACTORIES = {"torch.rand", "torch.randn", "torch.zeros", "torch.ones", "torch.empty", "torch.full"}
 LITERAL_TENSORS = {"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"}
 
 # Methods that keep a 1-dim tensor 1-dim.
@@ -52,9 +54,14 @@ class RankContext(Protocol):
         """The values the methods of the walked function's class store in `self.<attr>`, or None
         when unknown (no class, no store seen)."""
 
-    def passed(self, name: str) -> list[cst.BaseExpression] | None:
+    def passed(self, name: str) -> list[tuple[cst.BaseExpression, RankContext]] | None:
         """When `name` is a parameter of the walked function that its body never binds again: the
-        arguments every call of the function passes for it (each call seen), else None."""
+        arguments every call of the function passes for it (each call seen), each with a context
+        for its caller, else None."""
+
+    def stores(self, name: str) -> list[cst.BaseExpression] | None:
+        """Every value assigned to the local `name` when it is assigned more than once and only by
+        plain `name = value` statements (not a parameter, no loop or augmented store), else None."""
 
 
 def is_zero_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
@@ -84,7 +91,8 @@ def is_zero_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> b
     return False
 
 
-def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
+def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0,
+            assumed: frozenset[str] = frozenset()) -> bool:
     """Whether `expr` is a 1-dim tensor by construction: `torch.arange` / `randperm` / `bincount`,
     `torch.tensor([...])` of a flat display, `t.flatten()`, `t.view(-1)`, `t.unique()`, an element
     of `nonzero(as_tuple=True)` or of one-argument `torch.where`, a slice or rank-keeping method
@@ -92,12 +100,18 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     if depth > _DEPTH:
         return False
     if isinstance(expr, cst.Name):
+        if expr.value in assumed:
+            return True  # `order = order[1:][keep]`: 1-dim if `order` was, as every other store says
         value = ctx.binding(expr.value)
         if value is not None:
-            return one_dim(value, ctx, depth + 1)
-        # a parameter every call gives a 1-dim tensor made in place (`f(x, torch.tensor([0, 3]))`)
+            return one_dim(value, ctx, depth + 1, assumed)
+        values = ctx.stores(expr.value)
+        if values:  # `order = scores.argsort()` ... `order = order[1:][ious > thr]`
+            return all(one_dim(v, ctx, depth + 1, assumed | {expr.value}) for v in values)
+        # a parameter every call gives a 1-dim tensor (`f(x, torch.tensor([0, 3]))`, or a
+        # parameter of the caller that its own calls give one)
         passed = ctx.passed(expr.value)
-        return bool(passed) and all(one_dim(v, _Unbound(ctx), depth + 1) for v in passed)
+        return bool(passed) and all(one_dim(v, caller, depth + 1) for v, caller in passed)
     if isinstance(expr, cst.Attribute) and isinstance(expr.value, cst.Name) and expr.value.value == "self":
         # `self.timesteps`: 1-dim when every store of the class makes it so (`torch.tensor([1008, 512])`)
         stores = ctx.attribute_stores(expr.attr.value)
@@ -107,7 +121,11 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
             return False
         part = expr.slice[0].slice
         if isinstance(part, cst.Slice):
-            return one_dim(expr.value, ctx, depth + 1)
+            return one_dim(expr.value, ctx, depth + 1, assumed)
+        if isinstance(part.value, cst.Comparison):
+            # `order[ious > thr]`: a mask keeps 1-dim (a comparison of Python values as an index,
+            # `x[n > 0]`, would add a dimension; code does not index that way)
+            return one_dim(expr.value, ctx, depth + 1, assumed)
         return _int_literal(part.value) and _index_tuple(expr.value, ctx)
     if not isinstance(expr, cst.Call):
         return False
@@ -117,6 +135,9 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     qual = ctx.qualify(name) if name is not None else ""
     if qual in ONE_DIM_FACTORIES:
         return True
+    if qual in SIZED_FACTORIES:  # `torch.rand(6)`, `torch.zeros((n,))`: one size
+        return len(expr.args) >= 1 and expr.args[0].keyword is None and _one_size(expr.args[0].value) \
+            and (len(positional) == 1 or qual == "torch.full")
     if qual in FLATTENING:
         return len(expr.args) == 1 and len(positional) == 1
     if qual in LITERAL_TENSORS:
@@ -133,7 +154,7 @@ def one_dim(expr: cst.BaseExpression, ctx: RankContext, depth: int = 0) -> bool:
     if meth == "unique":
         return _plain_unique(expr)
     if meth in RANK_KEEPING:
-        return one_dim(func.value, ctx, depth + 1)
+        return one_dim(func.value, ctx, depth + 1, assumed)
     return False
 
 
@@ -164,7 +185,10 @@ class _Unbound:
     def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         return None
 
-    def passed(self, name: str) -> list[cst.BaseExpression] | None:
+    def passed(self, name: str) -> list[tuple[cst.BaseExpression, RankContext]] | None:
+        return None
+
+    def stores(self, name: str) -> list[cst.BaseExpression] | None:
         return None
 
 
@@ -193,6 +217,13 @@ def _flat_display(expr: cst.BaseExpression) -> bool:
     return (isinstance(expr, (cst.List, cst.Tuple)) and bool(expr.elements)
             and not any(isinstance(e, cst.StarredElement) or isinstance(e.value, (cst.List, cst.Tuple))
                         for e in expr.elements))
+
+
+def _one_size(expr: cst.BaseExpression) -> bool:
+    """An int literal, or a one-element tuple or list (`(n,)`, `[6]`)."""
+    if isinstance(expr, (cst.Tuple, cst.List)):
+        return len(expr.elements) == 1 and not isinstance(expr.elements[0], cst.StarredElement)
+    return isinstance(expr, cst.Integer)
 
 
 def _int_literal(expr: cst.BaseExpression) -> bool:

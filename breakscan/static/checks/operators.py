@@ -10,7 +10,7 @@ import libcst as cst
 
 from breakscan.static.checks.base import CheckBase
 from breakscan.static.checks.binding import all_params
-from breakscan.static.checks.index_ranks import is_zero_dim
+from breakscan.static.checks.index_ranks import RankContext, _Unbound, is_zero_dim
 from breakscan.static.syntax import dotted_name
 from breakscan.static.tensors import TENSORISH, T
 from breakscan.static.walk import iter_nodes
@@ -217,16 +217,38 @@ class OperatorChecks(CheckBase):
         function being walked (not a parameter); else None."""
         return self._bindings()[1].get(name)
 
-    def _passed_arguments(self, name: str) -> list[cst.BaseExpression] | None:
-        """What every call of the walked module-level function passes for its parameter `name`,
-        which the body never binds again (CallSiteInference.passed_arguments); else None."""
+    def _passed_arguments(self, name: str) -> list[tuple[cst.BaseExpression, RankContext]] | None:
+        """What every call of the walked module-level function passes for its parameter `name`
+        (index_ranks.RankContext.passed)."""
         fn = self.env.function if self.env is not None else None
         region = self.region
-        if fn is None or region is None or region.cls is not None or region.function.name != fn.name.value \
-                or name not in {p.name.value for p in all_params(fn)} \
-                or any(isinstance(t, cst.Name) and t.value == name for t in self._function_stores()):
+        if fn is None or region is None or region.cls is not None or region.function.name != fn.name.value:
             return None
-        return self.passed_arguments(region.function.qualname, name)
+        return self._passed_to(region.function.qualname, fn, name)
+
+    def _passed_to(self, qualname: str, fn: cst.FunctionDef, name: str,
+                   hops: int = 0) -> list[tuple[cst.BaseExpression, RankContext]] | None:
+        """The arguments every call of this module's function `qualname` (def `fn`) passes for its
+        parameter `name`, which the body never binds again (CallSiteInference.passed_arguments),
+        each with a RankContext for its caller: a module-level def of this module
+        (`_CallerRanks`: its own parameters followed up to two calls further), else none."""
+        if name not in {p.name.value for p in all_params(fn)} \
+                or any(isinstance(t, cst.Name) and t.value == name for t in self._stores_of(fn)):
+            return None
+        found = self.passed_arguments(qualname, name)
+        if found is None:
+            return None
+        defs = {id(node): key[0] for key, node in self.functions.items() if "." not in key[0]}
+        ranks = _Ranks(self)
+        return [(value, _CallerRanks(self, caller, defs[id(caller)], hops + 1)
+                 if caller is not None and id(caller) in defs and hops < 2 else _Unbound(ranks))
+                for value, caller in found]
+
+    def _plain_stores(self, name: str) -> list[cst.BaseExpression] | None:
+        """Every value of `name = value` in the walked function when `name` is stored more than
+        once and only that way (index_ranks.RankContext.stores)."""
+        fn = self.env.function if self.env is not None else None
+        return _plain_stores(fn, name, self._stores_of(fn)) if fn is not None else None
 
     def _attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         """The values of `self.<attr> = value` in the methods this module defines for the walked
@@ -330,5 +352,39 @@ class _Ranks:
     def attribute_stores(self, attr: str) -> list[cst.BaseExpression] | None:
         return self._checks._attribute_stores(attr)
 
-    def passed(self, name: str) -> list[cst.BaseExpression] | None:
+    def passed(self, name: str) -> list[tuple[cst.BaseExpression, RankContext]] | None:
         return self._checks._passed_arguments(name)
+
+    def stores(self, name: str) -> list[cst.BaseExpression] | None:
+        return self._checks._plain_stores(name)
+
+
+class _CallerRanks(_Unbound):
+    """index_ranks.RankContext for an argument in the module-level def that makes the call: its
+    plain assignments and its own parameters' arguments are read, tensors are torch calls."""
+
+    def __init__(self, checks: OperatorChecks, fn: cst.FunctionDef, qualname: str, hops: int) -> None:
+        super().__init__(_Ranks(checks))
+        self._checks, self._fn, self._qualname, self._hops = checks, fn, qualname, hops
+
+    def binding(self, name: str) -> cst.BaseExpression | None:
+        values = _plain_stores(self._fn, name, self._checks._stores_of(self._fn), once=True)
+        return values[0] if values else None
+
+    def stores(self, name: str) -> list[cst.BaseExpression] | None:
+        return _plain_stores(self._fn, name, self._checks._stores_of(self._fn))
+
+    def passed(self, name: str) -> list[tuple[cst.BaseExpression, RankContext]] | None:
+        return self._checks._passed_to(self._qualname, self._fn, name, self._hops)
+
+
+def _plain_stores(fn: cst.FunctionDef, name: str, targets: list[cst.BaseExpression],
+                  once: bool = False) -> list[cst.BaseExpression] | None:
+    """The values of the `name = value` statements of `fn` when they are all its stores of `name`
+    (a local, not a parameter), one of them (`once`) or more than one; else None."""
+    count = sum(1 for t in targets if isinstance(t, cst.Name) and t.value == name)
+    if not count or (count == 1) != once or name in {p.name.value for p in all_params(fn)}:
+        return None
+    values = [a.value for a in iter_nodes(fn.body, cst.Assign)
+              if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == name]
+    return values if len(values) == count else None
