@@ -818,18 +818,23 @@ def break_findings(records: list[dict[str, Any]], root: Path) -> list[Finding]:
             continue
         if (r.get("entry", ""), int(r.get("call", 0)), int(ev.get("line") or 0)) in skip:
             continue
-        key = (r.get("entry", ""), _break_key(ev), _user_site(ev, root))
-        if key[2] is None:  # logged without its stack: the first report of that break holds it
-            key = next((k for k in chosen if k[:2] == key[:2]), key)
+        # A logged break is placed per user call site; a fallback (its frame's first line, no
+        # user stack) or a break logged without its stack joins a logged report of that break.
+        site = _user_site(ev, root) if r.get("type") == "break" else None
+        key = (r.get("entry", ""), _break_key(ev), site)
         prev = chosen.get(key)
-        if prev is None:
-            chosen[key] = {**ev, "entry": r.get("entry", "")}
-        else:
-            # Keep the richest record: one with a stack; a fallback anywhere makes it a fallback.
-            better = ev if len(ev.get("stack") or []) > len(prev.get("stack") or []) else prev
-            chosen[key] = {**better, "entry": prev["entry"],
-                           "fallback": bool(prev.get("fallback") or ev.get("fallback"))}
+        chosen[key] = {**ev, "entry": r.get("entry", "")} if prev is None else _richer(prev, ev)
+    for key in [k for k in chosen if k[2] is None]:
+        placed = next((k for k in chosen if k[:2] == key[:2] and k[2] is not None), None)
+        if placed is not None:
+            chosen[placed] = _richer(chosen[placed], chosen.pop(key))
     return [break_finding(ev, ev["entry"], root, bool(ev.get("fallback"))) for ev in chosen.values()]
+
+
+def _richer(prev: dict[str, Any], ev: dict[str, Any]) -> dict[str, Any]:
+    """Two reports of one break: the one with the longer stack; a fallback in either makes it one."""
+    better = ev if len(ev.get("stack") or []) > len(prev.get("stack") or []) else prev
+    return {**better, "entry": prev["entry"], "fallback": bool(prev.get("fallback") or ev.get("fallback"))}
 
 
 def _recompile_location(rec: dict[str, Any], failure: dict[str, Any], known: list[str],
