@@ -679,14 +679,21 @@ def user_stack(frames: list[dict[str, Any]], root: Path | None = None) -> list[d
     return rest
 
 
+SUBCLASS_HOOKS = {"__torch_function__", "__torch_dispatch__"}
+
+
 def primary_frame(frames: list[dict[str, Any]], root: Path) -> dict[str, Any] | None:
-    """Where to place a finding: the innermost frame inside the project; when none is, the
+    """Where to place a finding: the innermost frame inside the project, passing over a tensor
+    subclass's `__torch_function__` / `__torch_dispatch__` when an outer one qualifies; when none is, the
     innermost frame of a library (neither torch nor the standard library: the library line that
     called into torch's utilities); else the innermost frame with a source file; else the innermost.
     """
     for choose in (lambda p: in_project(p, root), lambda p: not is_machinery(p),
                    lambda p: not parse.is_pseudo_path(p) and not is_breakscan(p)):
-        found = next((fr for fr in reversed(frames) if choose(fr["path"])), None)
+        chosen = [fr for fr in reversed(frames) if choose(fr["path"])]
+        # A tensor subclass's `__torch_function__` (`super().__torch_function__(...)`) only passes
+        # every torch call on: the break belongs to the line that made the call.
+        found = next((fr for fr in chosen if fr.get("function") not in SUBCLASS_HOOKS), None) or next(iter(chosen), None)
         if found is not None:
             return found
     return next((fr for fr in reversed(frames) if not is_breakscan(fr["path"])), None)
