@@ -720,6 +720,8 @@ class TypeEnv:
             if (recv_kind is T.MODULE or is_super_call(func.value) and self.self_modules | self.self_tensors) \
                     and meth == "forward":
                 return T.TENSOR  # another module's forward, or `super().forward(x)` in a module
+            if recv_kind is T.MODULE and meth == "generate_square_subsequent_mask":
+                return T.TENSOR  # `self.tf.generate_square_subsequent_mask(n)`: a new float mask
             if recv_kind in TENSOR_MAPS:
                 value = map_value(recv_kind)
                 return {"values": T.TENSOR_SEQ, "get": value, "pop": value}.get(meth, T.UNKNOWN)

@@ -36,12 +36,13 @@ GENERATOR_CLASSES = {"torch.Generator", "torch._C.Generator"}
 # defaults to False).
 _ENCODER_MASK = ((1, "mask"), (3, "is_causal"))
 _DECODER_MASK = ((2, "tgt_mask"), (6, "tgt_is_causal"))
+TRANSFORMER_CLASSES = ("torch.nn.Transformer", "torch.nn.modules.transformer.Transformer")
 TRANSFORMER_MASKS: dict[str, tuple[tuple[tuple[int, str], tuple[int, str]], ...]] = {
     **dict.fromkeys(("torch.nn.TransformerEncoder", "torch.nn.modules.transformer.TransformerEncoder"),
                     (_ENCODER_MASK,)),
     **dict.fromkeys(("torch.nn.TransformerDecoder", "torch.nn.modules.transformer.TransformerDecoder"),
                     (_DECODER_MASK,)),
-    **dict.fromkeys(("torch.nn.Transformer", "torch.nn.modules.transformer.Transformer"),
+    **dict.fromkeys(TRANSFORMER_CLASSES,
                     (((2, "src_mask"), (8, "src_is_causal")), ((3, "tgt_mask"), (9, "tgt_is_causal")))),
 }
 # The submodules an `nn.Transformer` builds: `self.tf.encoder(...)`, `self.tf.decoder(...)`.
@@ -70,6 +71,13 @@ def _keyword(node: cst.Call, name: str) -> cst.Arg | None:
 
 def _positional(node: cst.Call) -> list[cst.BaseExpression]:
     return [a.value for a in node.args if a.keyword is None and not a.star]
+
+
+def _argument(node: cst.Call, at: int, keyword: str) -> cst.BaseExpression | None:
+    """The argument a call passes by `keyword`, else at position `at`; None when it passes none."""
+    passed = _keyword(node, keyword)
+    args = _positional(node)
+    return passed.value if passed is not None else args[at] if len(args) > at else None
 
 
 def _is_minus_one(expr: cst.BaseExpression) -> bool:
@@ -186,8 +194,7 @@ class CallPatternChecks(CheckBase):
                 and isinstance(func.value.value, cst.Name) and func.value.value.value == "self" \
                 and self.region is not None and self.region.cls is not None:
             built = self.index.class_attr_kinds(self.region.cls.qualname)[2].get(func.value.attr.value)
-            if built and self._transformer_class(built[0]) in ("torch.nn.Transformer",
-                                                                "torch.nn.modules.transformer.Transformer"):
+            if built and self._transformer_class(built[0]) in TRANSFORMER_CLASSES:
                 self._transformer_mask(node, TRANSFORMER_PARTS[meth])  # `self.tf.decoder(x, mem, tgt_mask=m)`
             return
         if not (isinstance(func.value, cst.Name) and func.value.value == "self"
@@ -213,36 +220,21 @@ class CallPatternChecks(CheckBase):
         return next((cls for cls in TRANSFORMER_MASKS if self._derives_from(qual, {cls})), None)
 
     def _transformer_mask(self, call: cst.Call, cls: str) -> None:
-        """BRK275: a call of an `nn.Transformer*` module given a mask that is a tensor (a tensor
-        local, a factory, `generate_square_subsequent_mask(n)`) without its causal flag, or with
-        `None` as the flag. A flag of any other value (`is_causal=False`, a variable) is taken as
-        set: Dynamo then never tests the mask."""
+        """BRK275: a call of an `nn.Transformer*` module given a mask the kind inference knows is a
+        tensor (a tensor local, a factory, `generate_square_subsequent_mask(n)`, not only a guessed
+        parameter) without its causal flag, or with `None` as the flag. A flag of any other value
+        (`is_causal=False`, a variable) is taken as set: Dynamo then never tests the mask."""
         if any(a.star for a in call.args):
             return
-        args = _positional(call)
-        for (mask_at, mask_kw), (flag_at, flag_kw) in TRANSFORMER_MASKS[cls]:
-            flag = _keyword(call, flag_kw)
-            flag_value = flag.value if flag is not None else args[flag_at] if len(args) > flag_at else None
-            if flag_value is not None and not (isinstance(flag_value, cst.Name) and flag_value.value == "None"):
+        assert self.env is not None
+        for mask_at, flag_at in TRANSFORMER_MASKS[cls]:
+            flag = _argument(call, *flag_at)
+            if flag is not None and not (isinstance(flag, cst.Name) and flag.value == "None"):
                 continue
-            mask = _keyword(call, mask_kw)
-            mask_value = mask.value if mask is not None else args[mask_at] if len(args) > mask_at else None
-            if mask_value is not None and self._is_mask_tensor(mask_value):
+            mask = _argument(call, *mask_at)
+            if mask is not None and self.env.is_tensor(mask) and not self._only_guessed(mask):
                 self._emit_check("transformer-mask-causal-test", call)
                 return
-
-    def _is_mask_tensor(self, expr: cst.BaseExpression) -> bool:
-        """`expr` is known to be a tensor: by kind (not only a guessed parameter), or a call of
-        `generate_square_subsequent_mask` (any receiver), directly or through a local whose only
-        binding it is."""
-        assert self.env is not None
-        if isinstance(expr, cst.Name) and (bound := self._single_binding(expr.value)) is not None:
-            expr = bound
-        if isinstance(expr, cst.Call) and isinstance(expr.func, (cst.Attribute, cst.Name)):
-            last = expr.func.attr.value if isinstance(expr.func, cst.Attribute) else expr.func.value
-            if last == "generate_square_subsequent_mask":
-                return True
-        return self.env.is_tensor(expr) and not self._only_guessed(expr)
 
     def _rnn_module(self, attr: str, call: cst.Call) -> None:
         """BRK231 for `self.<attr>(...)`, an RNN submodule, where Dynamo refuses it (measured on

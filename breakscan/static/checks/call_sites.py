@@ -398,18 +398,24 @@ def _is_literal(expr: cst.BaseExpression) -> bool:
 def _passed_literal(node: cst.FunctionDef, sites: list, name: str) -> bool:
     """Whether every call in `sites` (a call, or the argument tuple RootCalls took for one) passes
     a literal (`_is_literal`) as parameter `name` of `node`."""
-    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
-    i = positional.index(name) if name in positional else -1
     for call, _ in sites:
-        if isinstance(call, cst.Call):
-            values = [a.value for a in call.args if a.keyword is None]
-            by_keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        else:
-            values, by_keyword = [e.value for e in call.elements], {}
-        expr = values[i] if 0 <= i < len(values) else by_keyword.get(name)
+        expr = _site_argument(node, call, name)
         if expr is None or not _is_literal(expr):
             return False
     return True
+
+
+def _site_argument(node: cst.FunctionDef, call: cst.Call | cst.Tuple | cst.List, name: str) -> cst.BaseExpression | None:
+    """What a call of `node` (or the argument tuple RootCalls took for one) passes as its
+    parameter `name`, by position or keyword; None when it passes nothing there."""
+    positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
+    i = positional.index(name) if name in positional else -1
+    if isinstance(call, cst.Call):
+        values = [a.value for a in call.args if a.keyword is None]
+        by_keyword = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    else:
+        values, by_keyword = [e.value for e in call.elements], {}
+    return values[i] if 0 <= i < len(values) else by_keyword.get(name)
 
 
 def _values_not_objects(node: cst.FunctionDef, joined: dict[str, T], sites: list) -> dict[str, T]:
@@ -1297,12 +1303,7 @@ class CallSiteInference(CheckBase):
             node = self.functions.get((qualname, 0))
             if node is None or (qualname, 1) in self.functions or self.module_tree is None:
                 return {}
-            if self._root_calls is None:
-                names = {name: name for name, _ in self.functions if "." not in name}
-                names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
-                self._root_calls = RootCalls(names)
-                walk(self.module_tree, self._root_calls)
-            finder = self._root_calls
+            finder = self._module_root_calls()
         if node is None or finder is None or qualname in finder.escaped:
             return {}
         found = self._root_sites(node, finder.sites.get(qualname, []))
@@ -1332,46 +1333,35 @@ class CallSiteInference(CheckBase):
         node = self.functions.get((qualname, 0))
         if "." in qualname or node is None or (qualname, 1) in self.functions or self.module_tree is None:
             return None
+        own = self._module_root_calls()
+        if qualname in own.escaped:
+            return None
+        sites = list(own.sites.get(qualname, []))
+        if self.index.importers(self.info.name):  # `from .ops import gather` then `gather(...)`
+            for _, finder, _ in self._importers_calling(self._importer_names(qualname)):
+                if finder is None or qualname in finder.escaped:
+                    return None
+                sites += [(call, None) for call, _ in finder.sites.get(qualname, [])]
+        if not sites or param not in {p.name.value for p in (*node.params.posonly_params, *node.params.params)}:
+            return None
+        found: list[tuple[cst.BaseExpression, cst.FunctionDef | None]] = []
+        for call, caller in sites:
+            items = call.args if isinstance(call, cst.Call) else call.elements
+            value = _site_argument(node, call, param)
+            if value is None or any(isinstance(a, cst.StarredElement) or getattr(a, "star", "") for a in items):
+                return None
+            found.append((value, caller))
+        return found
+
+    def _module_root_calls(self) -> RootCalls:
+        """RootCalls of this module's module-level functions (and their compiled aliases) over
+        the whole module, built on first need."""
         if self._root_calls is None:
             names = {name: name for name, _ in self.functions if "." not in name}
             names.update({alias: target for alias, target in self.info.compiled_aliases.items() if target in names})
             self._root_calls = RootCalls(names)
             walk(self.module_tree, self._root_calls)
-        if qualname in self._root_calls.escaped:
-            return None
-        sites = list(self._root_calls.sites.get(qualname, []))
-        if self.index.importers(self.info.name):  # `from .ops import gather` then `gather(...)`
-            target = f"{self.info.name}.{qualname}"
-
-            def names_in(info: ModuleInfo) -> dict[str, str]:
-                names = {local: qualname for local, imported in info.imports.items() if imported == target}
-                names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
-                return names
-
-            for _, finder, _ in self._importers_calling(names_in):
-                if finder is None or qualname in finder.escaped:
-                    return None
-                sites += [(call, None) for call, _ in finder.sites.get(qualname, [])]
-        if not sites:
-            return None
-        positional = [p.name.value for p in (*node.params.posonly_params, *node.params.params)]
-        if param not in positional:
-            return None
-        at = positional.index(param)
-        found: list[tuple[cst.BaseExpression, cst.FunctionDef | None]] = []
-        for call, caller in sites:
-            args = call.args if isinstance(call, cst.Call) else [
-                cst.Arg(value=e.value) for e in call.elements if isinstance(e, cst.Element)]
-            if len(args) != (len(call.args) if isinstance(call, cst.Call) else len(call.elements)) \
-                    or any(a.star for a in args):
-                return None
-            keyword = next((a.value for a in args if a.keyword is not None and a.keyword.value == param), None)
-            plain = [a.value for a in args if a.keyword is None]
-            value = keyword if keyword is not None else plain[at] if at < len(plain) else None
-            if value is None:
-                return None
-            found.append((value, caller))
-        return found
+        return self._root_calls
 
     def forward_varying_params(self, cls_qualname: str, node: cst.FunctionDef) -> frozenset[str]:
         """Parameters of the `forward` of the project class `cls_qualname` (qualified) that a call
@@ -1490,16 +1480,8 @@ class CallSiteInference(CheckBase):
         IMPORTERS_READ_MAX modules import it (each is parsed: the convention holds there)."""
         if (self.project_callers or self.peer_files()) is None:
             return None
-        target = f"{self.info.name}.{qualname}"
-
-        def names_in(info: ModuleInfo) -> dict[str, str]:
-            names = {f"{local}{target[len(imported):]}": qualname for local, imported in info.imports.items()
-                     if target == imported or target.startswith(imported + ".")}
-            names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
-            return names  # {}: it imports other names of this module
-
         found: list = []
-        for _, finder, other in self._importers_calling(names_in):
+        for _, finder, other in self._importers_calling(self._importer_names(qualname)):
             sites = self._seen_sites(other, finder, qualname, node) if finder is not None else None
             if sites is None:
                 return None
@@ -1507,6 +1489,20 @@ class CallSiteInference(CheckBase):
             self._imported_varying.setdefault(qualname, set()).update(
                 _varying_params(node, finder.sites.get(qualname, []), other.module_tree))
         return found
+
+    def _importer_names(self, qualname: str) -> Callable[[ModuleInfo], dict[str, str]]:
+        """For an importing module's index entry: the names it calls this module's function
+        `qualname` by (`step`, `engine.step`, a compiled alias of either) -> `qualname`; {} when
+        it imports other names of this module."""
+        target = f"{self.info.name}.{qualname}"
+
+        def names_in(info: ModuleInfo) -> dict[str, str]:
+            names = {f"{local}{target[len(imported):]}": qualname for local, imported in info.imports.items()
+                     if target == imported or target.startswith(imported + ".")}
+            names.update({alias: qualname for alias, compiled in info.compiled_aliases.items() if compiled in names})
+            return names
+
+        return names_in
 
     def _module_finders(self, names_in: Callable[[ModuleInfo], dict[str, str]],
                         **finder_args) -> list[tuple[CallSiteInference, RootCalls]] | None:

@@ -259,11 +259,14 @@ class OperatorChecks(CheckBase):
 
     def _bindings(self) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
         fn = self.env.function if self.env is not None else None
-        if fn is None:
-            return {}, {}
+        return self._bindings_of(fn) if fn is not None else ({}, {})
+
+    def _bindings_of(self, fn: cst.FunctionDef) -> tuple[dict[str, cst.BaseExpression], dict[str, cst.BaseExpression]]:
+        """`fn`'s names stored exactly once (not parameters): {name: assigned value} and {name:
+        iterable of its `for`}, once per def."""
         cache = self.__dict__.setdefault("_bindings_cache", {})
         if id(fn) not in cache:
-            stores = Counter(t.value for t in self._function_stores() if isinstance(t, cst.Name))
+            stores = Counter(t.value for t in self._stores_of(fn) if isinstance(t, cst.Name))
             params = {p.name.value for p in all_params(fn)}
 
             def once(target: cst.BaseExpression) -> bool:
@@ -368,8 +371,7 @@ class _CallerRanks(_Unbound):
         self._checks, self._fn, self._qualname, self._hops = checks, fn, qualname, hops
 
     def binding(self, name: str) -> cst.BaseExpression | None:
-        values = _plain_stores(self._fn, name, self._checks._stores_of(self._fn), once=True)
-        return values[0] if values else None
+        return self._checks._bindings_of(self._fn)[0].get(name)
 
     def stores(self, name: str) -> list[cst.BaseExpression] | None:
         return _plain_stores(self._fn, name, self._checks._stores_of(self._fn))
@@ -378,12 +380,11 @@ class _CallerRanks(_Unbound):
         return self._checks._passed_to(self._qualname, self._fn, name, self._hops)
 
 
-def _plain_stores(fn: cst.FunctionDef, name: str, targets: list[cst.BaseExpression],
-                  once: bool = False) -> list[cst.BaseExpression] | None:
+def _plain_stores(fn: cst.FunctionDef, name: str, targets: list[cst.BaseExpression]) -> list[cst.BaseExpression] | None:
     """The values of the `name = value` statements of `fn` when they are all its stores of `name`
-    (a local, not a parameter), one of them (`once`) or more than one; else None."""
+    (a local, not a parameter) and there are more than one (one: `_bindings_of`); else None."""
     count = sum(1 for t in targets if isinstance(t, cst.Name) and t.value == name)
-    if not count or (count == 1) != once or name in {p.name.value for p in all_params(fn)}:
+    if count < 2 or name in {p.name.value for p in all_params(fn)}:
         return None
     values = [a.value for a in iter_nodes(fn.body, cst.Assign)
               if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and a.targets[0].target.value == name]
