@@ -680,7 +680,8 @@ def _check_one(path: Path) -> tuple[Path, list[Finding]]:
         by_file, index, rules = _STATE["regions"], _STATE["index"], _STATE["rules"]
         roots = _STATE["roots"] = compiled_roots(by_file)
         _STATE["project_callers"] = ProjectCallers(
-            _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules, roots))
+            _STATE["callers"], lambda p: caller_visitor(p, by_file.get(p, []), index, rules, roots),
+            member_params=_STATE.get("member_params"))
     return path, check_file(path, _STATE["regions"][str(path)], _STATE["index"], _STATE["rules"],
                             _STATE["verbose"], _STATE["settings"], _STATE["project_callers"],
                             share=str(path) in _STATE["read_files"], roots=_STATE["roots"])
@@ -899,10 +900,12 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
     todo: list[Path] = []
     keys: dict[str, str] = {}
     callers = finder.traced_callers()
+    member_params = {key: frozenset(params) for key, params in finder.member_params.items()}
     calls_into = _callee_files(finder.callers, finder.name_called_methods)
     for path_text, file_regions in by_file.items():
         key = cache.check_key(digests.get(path_text, ""), file_regions, index, rules,
-                              extra=(sorted((r.key, settings[r.key]) for r in file_regions),
+                              extra=(sorted((r.key, settings[r.key], sorted(member_params.get(r.key, ())))
+                                            for r in file_regions),
                                      _importer_inputs(file_regions, index, digests),
                                      _caller_inputs(file_regions, callers, regions, digests),
                                      _callee_inputs(path_text, file_regions, callers, calls_into, digests))
@@ -919,7 +922,8 @@ def scan_files(files: Iterable[Path], rules: list[Rule], *, regions_mode: str = 
 
         groups, read_files = affinity_groups(todo, callers, calls_into, _chunk_size(len(todo), jobs))
         state = {"regions": by_file, "index": index, "rules": RuleIndex(rules), "verbose": verbose,
-                 "settings": settings, "callers": callers, "read_files": read_files}
+                 "settings": settings, "callers": callers, "member_params": member_params,
+                 "read_files": read_files}
     for path, findings in (_map(_check_one, todo, jobs, state, progress, groups) if todo else ()):
         result.findings.extend(findings)
         if cache:

@@ -298,6 +298,10 @@ class FunctionInfo:
     built_calls: list[tuple[str, str, int, int, tuple]] = field(default_factory=list)
     # comprehensions of its own code over iterators Dynamo cannot rebuild, with their calls (BRK410)
     comprehension_calls: list[ComprehensionCalls] = field(default_factory=list)
+    # parameters whose default is a member written `Cls.MEMBER` (`mode: BlendMode | str =
+    # BlendMode.CONSTANT`): parameter -> that member, qualified; whether `Cls` is a `str` enum is the
+    # region pass's question (RegionFinder.member_params, BRK247)
+    member_defaults: dict[str, str] = field(default_factory=dict)
     # None when its own code may put an operation in an FX graph (_quiet_calls); else the project
     # calls it makes, which must not either for a call of it to trace no operation (frames.py, BRK412)
     quiet_calls: tuple[CallRef, ...] | None = None
@@ -716,8 +720,10 @@ class _Indexer:
         returned: list[ast.AST] | None = [] if cls is None and not outer else None
         bindings: list[ast.AST] = []
         comprehensions: list[ast.AST] = []
-        blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, _function_defaults(node),
-                                        comprehensions)
+        defaults = _function_defaults(node)
+        blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, defaults, comprehensions)
+        fn.member_defaults = {param: self.info.qualify(name) for param, name in defaults.items()
+                              if "." in name and name.rpartition(".")[2][:1].isupper()}
         if fn.global_reads:
             fn.global_reads = _unshadowed(fn.global_reads, node, bindings, self.globals_declared)
         if comprehensions:

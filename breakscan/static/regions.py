@@ -116,6 +116,11 @@ class RegionFinder:
         # as the index records it): call_sites reads their bodies across files (engine._callee_files)
         self.name_called_methods: set[RegionKey] = set()
         self.transform_bodies: dict[RegionKey, str] = {}  # function passed to a FUNCTION_TRANSFORMS op -> the op
+        # function key -> its parameters that hold a `str` enum member in some traced call, from every
+        # caller file (traced_callers stops at a few): `look_up_option(mode, BlendMode)` with `mode` a
+        # root's parameter defaulting to `BlendMode.CONSTANT` (`_propagate_members`, BRK247)
+        self.member_params: dict[RegionKey, set[str]] = {}
+        self._member_flows: list[tuple[RegionKey, str, RegionKey, str]] = []  # (caller, its param, callee, param)
         self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
     def compute(self) -> dict[RegionKey, Region]:
@@ -125,6 +130,7 @@ class RegionFinder:
         self._functions_passed_to_roots()
         while self._queue:
             self._expand(self._queue.popleft())
+        self._propagate_members()
         return self.regions
 
     def _add(self, module: ModuleInfo, cls: ClassInfo | None, fn: FunctionInfo, chain: tuple[str, ...],
@@ -351,6 +357,46 @@ class RegionFinder:
         self._expand_properties(region)
         self._expand_stores(region)
 
+    def _note_members(self, region: Region, call: CallRef, module: ModuleInfo, cls: ClassInfo | None,
+                      fn: FunctionInfo) -> None:
+        """Record the caller parameters that `call` (made in `region`'s function) passes on by name
+        into parameters of `fn`: by keyword, or by position into a module-level function or through
+        `self.m(...)` (`_member_flows`, for `_propagate_members`)."""
+        params = set(region.function.params) | set(region.function.member_defaults)
+        if not (call.args or call.kwargs) or not params:
+            return
+        callee = (str(module.path), fn.qualname, fn.occurrence)
+        flows = [(keyword, name) for keyword, name in call.kwargs if name in params]
+        offset = 1 if call.kind in ("self", "super") else 0 if cls is None else -1
+        if offset >= 0:
+            flows += [(fn.params[i + offset], name) for i, name in enumerate(call.args)
+                      if name in params and i + offset < len(fn.params)]
+        for param, name in flows:
+            self._member_flows.append((region.key, name, callee, param))
+
+    def _propagate_members(self) -> None:
+        """Fill `member_params`: a parameter of a compile root that defaults to a member of a project
+        `str` enum (ProjectIndex.is_str_enum: the root's caller is outside, so the default is what
+        runs unless it passes one) holds a member; so does a parameter a traced call passes such a
+        parameter into, to a fixed point. Dynamo inlines each call with the member, so a `str` method
+        on the parameter breaks (GB0156). A non-root function's own default is not taken: its traced
+        callers may always pass a string."""
+        members: dict[RegionKey, set[str]] = {}
+        for key, region in self.regions.items():
+            if len(region.chain) == 1:
+                found = {param for param, default in region.function.member_defaults.items()
+                         if self.index.is_str_enum(default.rpartition(".")[0])}
+                if found:
+                    members[key] = found
+        changed = bool(members)
+        while changed:
+            changed = False
+            for caller, name, callee, param in self._member_flows:
+                if name in members.get(caller, ()) and param not in members.setdefault(callee, set()):
+                    members[callee].add(param)
+                    changed = True
+        self.member_params = {key: params for key, params in members.items() if params}
+
     def _expand_dispatch(self, region: Region) -> None:
         """The calls on `self` of a function reached again with `self` of another class: its
         submodules, `self.m()` / `super().m()` and property getters (name calls resolve the same)."""
@@ -362,6 +408,7 @@ class RegionFinder:
                 for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
                     self._add(mod, cls, fn, region.chain + (fn.qualname,), region.dispatch or region.cls)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
+                    self._note_members(region, call, mod, cls, fn)
         self._expand_properties(region)
         self._expand_stores(region)
 
@@ -472,6 +519,7 @@ class RegionFinder:
                     self._add(mod, cls, fn, region.chain + (fn.qualname,), dispatch)
                 if region.key in self.regions:  # a traced caller (not a skipped frame)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
+                    self._note_members(region, call, mod, cls, fn)
                     if call.kind == "name" and cls is not None:
                         self.name_called_methods.add((str(mod.path), fn.qualname, fn.occurrence))
                 owner = f"{cls.qualname}.{fn.name}" if cls else f"{mod.name}.{fn.qualname}"

@@ -724,8 +724,12 @@ class ProjectCallers:
     inference stays within the file, or None if it cannot be read; kept for the worker's life)."""
 
     def __init__(self, callers: dict[RegionKey, tuple[RegionKey, ...]],
-                 load: Callable[[str], CallSiteInference | None], keep: int = 64) -> None:
+                 load: Callable[[str], CallSiteInference | None], keep: int = 64,
+                 member_params: dict[RegionKey, frozenset[str]] | None = None) -> None:
+        """`member_params`: RegionFinder.member_params, the parameters a traced call passes a `str`
+        enum member into (from every caller file)."""
         self.callers = callers
+        self.member_params = member_params or {}
         self._load = load
         self._keep = keep
         self._visitors: dict[str, CallSiteInference | None] = {}
@@ -1184,6 +1188,8 @@ class CallSiteInference(CheckBase):
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
                 kind = T.STR_ENUM if inferred.get(name) in (None, T.UNKNOWN, T.STR_ENUM) else kind
+            if kind in (T.UNKNOWN, T.SCALAR) and qualname is not None and name in self._member_params(qualname):
+                kind = T.STR_ENUM  # a traced call passes a member (RegionFinder.member_params)
             if kind is T.UNKNOWN and _says_nothing(param) and qualname is not None:
                 if inferred is None:
                     inferred = self._inferred_params(qualname, project=not is_root)
@@ -1223,6 +1229,14 @@ class CallSiteInference(CheckBase):
         cls_name = qualname.rpartition(".")[0]
         cls = self.info.classes.get(cls_name)
         return cls is not None and f"{name}s" in self.index.class_attr_kinds(cls.qualname)[0]
+
+    def _member_params(self, qualname: str) -> frozenset[str]:
+        """The parameters of this module's function `qualname` that a traced call anywhere in the
+        project passes a `str` enum member into (ProjectCallers.member_params)."""
+        peers = self.project_callers or self.peer_files()
+        if peers is None:
+            return frozenset()
+        return peers.member_params.get((str(self.info.path), qualname, 0), frozenset())
 
     def _is_str_enum_member(self, node: cst.BaseExpression) -> bool:
         """`Weight.SQUARE` with `Weight` a project `str` enum (ProjectIndex.is_str_enum)."""
