@@ -13,6 +13,10 @@ Writes, each stamped with the torch version it came from:
   It also lists the `torch.X` Python functions annotated to return a Python value
   (`python_value_returns`: `torch.seed`, `torch.initial_seed`, ...), which the tensor inference
   reads (breakscan/static/tensors.py).
+  Its tag `numpy_python_result` lists the NumPy functions `torch._numpy` maps whose result is a
+  Python `int`/`bool` or a dtype (`np.size`, `np.ndim`, `np.isscalar`, `np.result_type`...), found
+  by calling each on `torch._numpy` arrays: Dynamo cannot put that result in the graph (GB0208;
+  BRK276 matches them).
   Its tag `nn_parameter_ctor` lists the `torch.nn` module classes whose construction with default
   options creates an `nn.Parameter` (found by constructing each with small integer arguments and
   listing its parameters): Dynamo breaks on that constructor inside a compiled region (GB0264;
@@ -148,6 +152,47 @@ def numpy_untraced() -> dict:
         and value is not np.random.default_rng
         and trace_rules.is_numpy(value) and value not in mapped)
     return {"numpy": np.__version__, "calls": calls, "tensor_methods": []}
+
+
+def numpy_python_result() -> dict:
+    """NumPy functions that `torch._numpy` maps (`variables.misc.get_np_to_tnp_map`) but whose
+    result is a Python `int` or `bool` or a dtype, not an array: Dynamo records the call as a graph
+    node and cannot put that result in the FX graph ("torch.* op returned non-Tensor", GB0208, in
+    `variables/builder.py`; a `float` result becomes a constant, a tuple is unpacked). Found by
+    calling each mapped function, as Dynamo would, on a 1-dim and a 2-dim `torch._numpy` array: a
+    function listed gave no array for every call that worked. Functions Dynamo folds as constants
+    or turns into constant collections (`np.dtype`, `np.finfo`) and `numpy.random` are left out."""
+    import inspect
+
+    import numpy as np
+    import torch._numpy as tnp
+    from torch._dynamo.utils import NP_TO_TNP_MODULE
+    from torch._dynamo.variables.misc import NumpyVariable, get_np_to_tnp_map
+
+    mapped = get_np_to_tnp_map()
+    samples = (tnp.asarray([1.0, 2.0]), tnp.asarray([[1.0, 2.0], [3.0, 4.0]]))
+    calls = []
+    for mod in NP_TO_TNP_MODULE:
+        if mod is np.random:
+            continue
+        for name, value in sorted(vars(mod).items()):
+            if name.startswith("_") or not callable(value) or inspect.isclass(value) or value not in mapped:
+                continue
+            func = mapped[value]
+            if func.__module__ == "torch._numpy.random" or NumpyVariable.can_constant_fold_through(func) \
+                    or NumpyVariable.get_constant_collection_for_func(func) is not None:
+                continue
+            results = []
+            for sample in samples:
+                try:
+                    results.append(func(sample))
+                except Exception:  # noqa: BLE001 - a function that needs other arguments: not probed
+                    continue
+            if results and all(isinstance(r, (bool, int)) or (not isinstance(r, (tnp.ndarray, float, tuple, list))
+                                                             and r is not None and "dtype" in type(r).__name__.lower())
+                               for r in results):
+                calls.append(f"{mod.__name__}.{name}")
+    return {"numpy": np.__version__, "calls": sorted(calls), "tensor_methods": []}
 
 
 def nn_parameter_ctor() -> dict:
@@ -425,6 +470,7 @@ def torch_ops() -> dict:
     """The contents of rules/data/torch-ops.json."""
     tags = {tag: python_names(tagged_ops(getattr(torch.Tag, tag))) for tag in TAGS}
     tags["numpy_untraced"] = numpy_untraced()
+    tags["numpy_python_result"] = numpy_python_result()
     tags["nn_parameter_ctor"] = nn_parameter_ctor()
     tags["dynamo_skipped_functions"] = dynamo_skipped_functions()
     tags["thirdparty_skipped"] = thirdparty_skipped()
