@@ -55,6 +55,9 @@ TAGS = ("dynamic_output_shape", "data_dependent_output", "inplace_view")
 # CompositeImplicitAutograd over _ctc_loss).
 PRIVATE_WRAPPERS = {"_unique": "unique", "_unique2": "unique", "unique_dim": "unique",
                     "unique_dim_consecutive": "unique_consecutive", "_ctc_loss": "ctc_loss"}
+# ATen ops named `<namespace>_<name>` that Python exposes as `torch.<namespace>.<name>`
+# (native_functions.yaml's python_module: linalg, special, fft).
+NAMESPACED_OPS = ("linalg", "special", "fft")
 # Public composite ops that are defined as a tagged op: `argwhere(x)` is `nonzero(x)`
 # (CompositeImplicitAutograd in native_functions.yaml), so it inherits its dynamic output shape.
 COMPOSITES = {"nonzero": ("argwhere",)}
@@ -96,6 +99,10 @@ def python_names(aten: list[str]) -> dict:
         for name in (public, *COMPOSITES.get(public, ())):
             if callable(getattr(torch, name, None)):
                 calls.add(f"torch.{name}")
+            namespace, _, rest = name.partition("_")  # `linalg_lstsq` is `torch.linalg.lstsq`
+            if namespace in NAMESPACED_OPS and callable(getattr(getattr(torch, namespace), rest, None)):
+                calls.add(f"torch.{namespace}.{rest}")
+                public = rest
             if callable(getattr(torch.nn.functional, name, None)):
                 calls.add(f"torch.nn.functional.{name}")
             if callable(getattr(torch.Tensor, name, None)):
