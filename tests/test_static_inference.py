@@ -78,7 +78,8 @@ def test_annotations_type_parameters_of_helpers(tmp_path):
 
 def test_numpy_results_are_tensors_under_dynamo(tmp_path):
     # Dynamo traces NumPy as torch (checked on 2.13: GB0170 on the branch, GB0033 on the size);
-    # finfo and predicates such as isscalar do not return arrays.
+    # finfo and predicates such as isscalar do not return arrays, so the branch on isscalar is no
+    # data-dependent branch: the call itself breaks (a Python bool from NumPy, GB0208: BRK276).
     findings = static_findings(tmp_path, """
         import numpy as np
         import torch
@@ -94,7 +95,7 @@ def test_numpy_results_are_tensors_under_dynamo(tmp_path):
                 x = x * 3
             return x + table.shape[1]
     """)
-    assert rule_lines(findings) == {("BRK101", 7), ("BRK108", 9)}
+    assert rule_lines(findings) == {("BRK101", 7), ("BRK108", 9), ("BRK276", 12)}
 
 
 def test_return_kinds_of_functions_and_methods_in_the_module(tmp_path):
