@@ -360,14 +360,15 @@ class RegionFinder:
     def _note_members(self, region: Region, call: CallRef, module: ModuleInfo, cls: ClassInfo | None,
                       fn: FunctionInfo) -> None:
         """Record the caller parameters that `call` (made in `region`'s function) passes on by name
-        into parameters of `fn`: by keyword, or by position into a module-level function or through
-        `self.m(...)` (`_member_flows`, for `_propagate_members`)."""
+        into parameters of `fn`: by keyword, or by position into a module-level function, a static
+        method or a method through `self.m(...)` (`_member_flows`, for `_propagate_members`)."""
         params = set(region.function.params) | set(region.function.member_defaults)
         if not (call.args or call.kwargs) or not params:
             return
         callee = (str(module.path), fn.qualname, fn.occurrence)
         flows = [(keyword, name) for keyword, name in call.kwargs if name in params]
-        offset = 1 if call.kind in ("self", "super") else 0 if cls is None else -1
+        static = any(d.rpartition(".")[2] == "staticmethod" for d in fn.decorators)
+        offset = 0 if cls is None or static else 1 if call.kind in ("self", "super") else -1
         if offset >= 0:
             flows += [(fn.params[i + offset], name) for i, name in enumerate(call.args)
                       if name in params and i + offset < len(fn.params)]
