@@ -10,9 +10,11 @@ every caller passes a plain string, nothing is flagged."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.conftest import assert_package_confirms, requires_torch, static_located
+from tests.conftest import assert_package_confirms, cli_findings, requires_torch, static_located, write_files
 
 LOOKUP = '''
     def look_up_option(opt_str, supported, default="no_default"):
@@ -89,6 +91,22 @@ def test_a_member_passed_on_from_a_caller_default_is_seen_past_the_caller_file_l
 
 def test_plain_strings_from_every_caller_are_not_flagged(tmp_path):
     assert not {f for f in static_located(tmp_path, STRINGS) if f[0] == "BRK247"}
+
+
+def test_a_callers_default_is_part_of_the_helpers_cache_key(tmp_path):
+    """lookup.py's finding depends on weights.py's default, which call-site inference never reads:
+    changing it to a string drops the finding on a warm run."""
+    write_files(tmp_path, PACKAGE)
+    cache = tmp_path / ".cache"
+
+    def brk247() -> set[tuple[str, int]]:
+        found = cli_findings(tmp_path, "blendkit", "--no-dynamic", cache=cache)
+        return {(Path(f["path"]).name, f["line"]) for f in found if f["rule_id"] == "BRK247"}
+
+    assert brk247() == {("lookup.py", 4)}
+    weights = tmp_path / "blendkit" / "weights.py"
+    weights.write_text(weights.read_text().replace("mode=Blend.CONSTANT", 'mode="constant"'))
+    assert brk247() == set()
 
 
 @pytest.mark.dynamic

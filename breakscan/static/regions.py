@@ -120,7 +120,7 @@ class RegionFinder:
         # caller file (traced_callers stops at a few): `look_up_option(mode, BlendMode)` with `mode` a
         # root's parameter defaulting to `BlendMode.CONSTANT` (`_propagate_members`, BRK247)
         self.member_params: dict[RegionKey, set[str]] = {}
-        self._member_flows: list[tuple[RegionKey, str, RegionKey, str]] = []  # (caller, its param, callee, param)
+        self._param_flows: list[tuple[RegionKey, str, RegionKey, str]] = []  # (caller, its param, callee, param)
         self._under = ""  # `under` of the region being expanded: its callees run under the same operator
 
     def compute(self) -> dict[RegionKey, Region]:
@@ -357,11 +357,11 @@ class RegionFinder:
         self._expand_properties(region)
         self._expand_stores(region)
 
-    def _note_members(self, region: Region, call: CallRef, module: ModuleInfo, cls: ClassInfo | None,
+    def _note_param_flows(self, region: Region, call: CallRef, module: ModuleInfo, cls: ClassInfo | None,
                       fn: FunctionInfo) -> None:
         """Record the caller parameters that `call` (made in `region`'s function) passes on by name
         into parameters of `fn`: by keyword, or by position into a module-level function, a static
-        method or a method through `self.m(...)` (`_member_flows`, for `_propagate_members`)."""
+        method or a method through `self.m(...)` (`_param_flows`, for `_propagate_members`)."""
         params = set(region.function.params) | set(region.function.member_defaults)
         if not (call.args or call.kwargs) or not params:
             return
@@ -373,7 +373,7 @@ class RegionFinder:
             flows += [(fn.params[i + offset], name) for i, name in enumerate(call.args)
                       if name in params and i + offset < len(fn.params)]
         for param, name in flows:
-            self._member_flows.append((region.key, name, callee, param))
+            self._param_flows.append((region.key, name, callee, param))
 
     def _propagate_members(self) -> None:
         """Fill `member_params`: a parameter of a compile root that defaults to a member of a project
@@ -392,7 +392,7 @@ class RegionFinder:
         changed = bool(members)
         while changed:
             changed = False
-            for caller, name, callee, param in self._member_flows:
+            for caller, name, callee, param in self._param_flows:
                 if name in members.get(caller, ()) and param not in members.setdefault(callee, set()):
                     members[callee].add(param)
                     changed = True
@@ -409,7 +409,7 @@ class RegionFinder:
                 for mod, cls, fn in self.resolve_call(region.module, region.cls, call, region.dispatch):
                     self._add(mod, cls, fn, region.chain + (fn.qualname,), region.dispatch or region.cls)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
-                    self._note_members(region, call, mod, cls, fn)
+                    self._note_param_flows(region, call, mod, cls, fn)
         self._expand_properties(region)
         self._expand_stores(region)
 
@@ -520,7 +520,7 @@ class RegionFinder:
                     self._add(mod, cls, fn, region.chain + (fn.qualname,), dispatch)
                 if region.key in self.regions:  # a traced caller (not a skipped frame)
                     self.callers.setdefault((str(mod.path), fn.qualname, fn.occurrence), set()).add(region.key)
-                    self._note_members(region, call, mod, cls, fn)
+                    self._note_param_flows(region, call, mod, cls, fn)
                     if call.kind == "name" and cls is not None:
                         self.name_called_methods.add((str(mod.path), fn.qualname, fn.occurrence))
                 owner = f"{cls.qualname}.{fn.name}" if cls else f"{mod.name}.{fn.qualname}"
