@@ -358,7 +358,7 @@ class RegionFinder:
         self._expand_stores(region)
 
     def _note_param_flows(self, region: Region, call: CallRef, module: ModuleInfo, cls: ClassInfo | None,
-                      fn: FunctionInfo) -> None:
+                          fn: FunctionInfo) -> None:
         """Record the caller parameters that `call` (made in `region`'s function) passes on by name
         into parameters of `fn`: by keyword, or by position into a module-level function, a static
         method or a method through `self.m(...)` (`_param_flows`, for `_propagate_members`)."""
