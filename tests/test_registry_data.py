@@ -91,6 +91,7 @@ OP_CALLS = {
     "masked_select": ("(x, x > 1)", "torch.tensor([0., 1., 0., 2.])"),
     # (time, batch, classes) log-probabilities, targets, input and target lengths
     "ctc_loss": ("(x.log_softmax(2), torch.tensor([[1, 2]]), [4], [2])", "torch.randn(4, 1, 3)"),
+    "lstsq": ("(x, x[:, :2])", "torch.randn(4, 3)"),  # torch.linalg.lstsq(A, B)
 }
 
 
