@@ -86,8 +86,21 @@ def tagged_ops(tag: torch.Tag) -> list[str]:
     return sorted(found)
 
 
+def _python_functions(name: str) -> list[str]:
+    """The public Python functions named after ATen op `name`: `torch.name`,
+    `torch.nn.functional.name`, and `torch.<namespace>.<rest>` for `<namespace>_<rest>`
+    (`linalg_lstsq` is `torch.linalg.lstsq`)."""
+    found = [f"{owner}.{name}" for owner, module in (("torch", torch), ("torch.nn.functional", torch.nn.functional))
+             if callable(getattr(module, name, None))]
+    namespace, _, rest = name.partition("_")
+    if namespace in NAMESPACED_OPS and callable(getattr(getattr(torch, namespace), rest, None)):
+        found.append(f"torch.{namespace}.{rest}")
+    return found
+
+
 def python_names(aten: list[str]) -> dict:
-    """The names users write for these ATen ops: `torch.X` / `torch.nn.functional.X` calls and Tensor methods."""
+    """The names users write for these ATen ops: `torch.X` / `torch.nn.functional.X` /
+    `torch.linalg.X` calls and Tensor methods."""
     calls: set[str] = set()
     methods: set[str] = set()
     skipped: dict[str, str] = {}
@@ -96,18 +109,15 @@ def python_names(aten: list[str]) -> dict:
             skipped[packet] = NOT_BY_NAME[packet]
             continue
         public = PRIVATE_WRAPPERS.get(packet, packet)
+        found = False
         for name in (public, *COMPOSITES.get(public, ())):
-            if callable(getattr(torch, name, None)):
-                calls.add(f"torch.{name}")
-            namespace, _, rest = name.partition("_")  # `linalg_lstsq` is `torch.linalg.lstsq`
-            if namespace in NAMESPACED_OPS and callable(getattr(getattr(torch, namespace), rest, None)):
-                calls.add(f"torch.{namespace}.{rest}")
-                public = rest
-            if callable(getattr(torch.nn.functional, name, None)):
-                calls.add(f"torch.nn.functional.{name}")
-            if callable(getattr(torch.Tensor, name, None)):
+            functions = _python_functions(name)
+            calls.update(functions)
+            is_method = callable(getattr(torch.Tensor, name, None))
+            if is_method:
                 methods.add(name)
-        if not any(c.endswith(f".{public}") for c in calls) and public not in methods:
+            found = found or bool(functions) or is_method
+        if not found:
             skipped[packet] = "no public Python function or Tensor method of that name"
     return {"aten": aten, "calls": sorted(calls), "tensor_methods": sorted(methods), "not_by_name": skipped}
 
@@ -138,26 +148,32 @@ def python_value_returns() -> list[str]:
     return sorted(found)
 
 
+def _numpy_functions():
+    """(qualified name, function) for the public functions, not classes, of the NumPy modules
+    Dynamo maps to `torch._numpy` (`torch._dynamo.utils.NP_TO_TNP_MODULE`), each module's sorted."""
+    import inspect
+
+    from torch._dynamo.utils import NP_TO_TNP_MODULE
+
+    for mod in NP_TO_TNP_MODULE:
+        for name, value in sorted(vars(mod).items()):
+            if not name.startswith("_") and callable(value) and not inspect.isclass(value):
+                yield f"{mod.__name__}.{name}", value
+
+
 def numpy_untraced() -> dict:
     """NumPy functions Dynamo turns into a NumPy call (`trace_rules.is_numpy`) that have no
     `torch._numpy` counterpart (`variables.misc.get_np_to_tnp_map`): calling one in a region breaks
     with "attempted to trace numpy function unsupported by PyTorch" (GB0294). Classes are left out
     (constructors take other paths). `numpy.random` functions are in (`beta`, `permutation`,
     `poisson`: GB0294 on 2.13), except `default_rng`, which BRK206 matches with the scalar draws."""
-    import inspect
-
     import numpy as np
     from torch._dynamo import trace_rules
-    from torch._dynamo.utils import NP_TO_TNP_MODULE
     from torch._dynamo.variables.misc import get_np_to_tnp_map
 
     mapped = get_np_to_tnp_map()
-    calls = sorted(
-        f"{mod.__name__}.{name}" for mod in NP_TO_TNP_MODULE
-        for name, value in vars(mod).items()
-        if not name.startswith("_") and callable(value) and not inspect.isclass(value)
-        and value is not np.random.default_rng
-        and trace_rules.is_numpy(value) and value not in mapped)
+    calls = sorted(name for name, value in _numpy_functions()
+                   if value is not np.random.default_rng and trace_rules.is_numpy(value) and value not in mapped)
     return {"numpy": np.__version__, "calls": calls, "tensor_methods": []}
 
 
@@ -169,36 +185,27 @@ def numpy_python_result() -> dict:
     calling each mapped function, as Dynamo would, on a 1-dim and a 2-dim `torch._numpy` array: a
     function listed gave no array for every call that worked. Functions Dynamo folds as constants
     or turns into constant collections (`np.dtype`, `np.finfo`) and `numpy.random` are left out."""
-    import inspect
-
     import numpy as np
     import torch._numpy as tnp
-    from torch._dynamo.utils import NP_TO_TNP_MODULE
     from torch._dynamo.variables.misc import NumpyVariable, get_np_to_tnp_map
 
     mapped = get_np_to_tnp_map()
     samples = (tnp.asarray([1.0, 2.0]), tnp.asarray([[1.0, 2.0], [3.0, 4.0]]))
     calls = []
-    for mod in NP_TO_TNP_MODULE:
-        if mod is np.random:
+    for name, value in _numpy_functions():
+        func = mapped.get(value)
+        if func is None or func.__module__ == "torch._numpy.random" or NumpyVariable.can_constant_fold_through(func) \
+                or NumpyVariable.get_constant_collection_for_func(func) is not None:
             continue
-        for name, value in sorted(vars(mod).items()):
-            if name.startswith("_") or not callable(value) or inspect.isclass(value) or value not in mapped:
+        results = []
+        for sample in samples:
+            try:
+                results.append(func(sample))
+            except Exception:  # noqa: BLE001 - a function that needs other arguments: not probed
                 continue
-            func = mapped[value]
-            if func.__module__ == "torch._numpy.random" or NumpyVariable.can_constant_fold_through(func) \
-                    or NumpyVariable.get_constant_collection_for_func(func) is not None:
-                continue
-            results = []
-            for sample in samples:
-                try:
-                    results.append(func(sample))
-                except Exception:  # noqa: BLE001 - a function that needs other arguments: not probed
-                    continue
-            if results and all(isinstance(r, (bool, int)) or (not isinstance(r, (tnp.ndarray, float, tuple, list))
-                                                             and r is not None and "dtype" in type(r).__name__.lower())
-                               for r in results):
-                calls.append(f"{mod.__name__}.{name}")
+        # an int or bool (bool is an int), or a dtype object; never an array, float, tuple or None
+        if results and all(isinstance(r, int) or "dtype" in type(r).__name__.lower() for r in results):
+            calls.append(name)
     return {"numpy": np.__version__, "calls": sorted(calls), "tensor_methods": []}
 
 

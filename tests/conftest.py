@@ -32,6 +32,11 @@ HAS_TORCH = importlib.util.find_spec("torch") is not None
 requires_torch = pytest.mark.skipif(not HAS_TORCH, reason="torch is not installed (dynamic extra)")
 
 
+def torch_ops_tag(tag: str) -> dict:
+    """One tag of rules/data/torch-ops.json (written by scripts/refresh_torch_data.py)."""
+    return json.loads((ROOT / "rules" / "data" / "torch-ops.json").read_text(encoding="utf-8"))["tags"][tag]
+
+
 def write_files(tmp_path: Path, files: dict[str, str]) -> list[Path]:
     """Write {relative name: source} under tmp_path (dedented); return the paths."""
     paths = []

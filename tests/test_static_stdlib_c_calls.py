@@ -9,14 +9,10 @@ to call function marked as skipped") on 2.13. Torch 2.15 traces `heapq` (a polyf
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import assert_package_confirms, requires_torch, static_located
+from tests.conftest import assert_package_confirms, requires_torch, static_located, torch_ops_tag
 
-ROOT = Path(__file__).resolve().parent.parent
 
 PACKAGE = {
     "sched/__init__.py": "",
@@ -69,7 +65,7 @@ def test_skipped_stdlib_c_functions_are_flagged(tmp_path):
 
 
 def test_the_list_is_dynamo_derived_and_leaves_python_functions_out():
-    calls = json.loads((ROOT / "rules" / "data" / "torch-ops.json").read_text())["tags"]["stdlib_c_skipped"]["calls"]
+    calls = torch_ops_tag("stdlib_c_skipped")["calls"]
     assert {"bisect.bisect_right", "heapq.heappush", "binascii.crc32"} <= set(calls)
     # Python functions Dynamo inlines, and names other rules match (time.*, zlib.*), are not in it
     assert not {"heapq.nlargest", "os.getenv", "time.time", "zlib.crc32"} & set(calls)

@@ -723,7 +723,7 @@ class _Indexer:
         defaults = _function_defaults(node)
         blocks, yields = _collect_calls(self.info, fn, node.body, self, bindings, returned, defaults, comprehensions)
         fn.member_defaults = {param: self.info.qualify(name) for param, name in defaults.items()
-                              if "." in name and name.rpartition(".")[2][:1].isupper()}
+                              if _is_member_name(name)}
         if fn.global_reads:
             fn.global_reads = _unshadowed(fn.global_reads, node, bindings, self.globals_declared)
         if comprehensions:
@@ -820,7 +820,7 @@ class _Indexer:
                             member = defaults.get(stored, "")
                         else:
                             member = ast_dotted(value) or "" if isinstance(value, ast.Attribute) else ""
-                        if "." in member and member.rpartition(".")[2][:1].isupper():
+                        if _is_member_name(member):
                             cls.member_attrs[t.attr] = (stored, self.info.qualify(member))
                         if stored in python:
                             cls.python_attrs.add(t.attr)
@@ -1614,6 +1614,12 @@ def _note_loop_target(loop: ast.For | ast.AsyncFor, loop_attrs: dict[str, str]) 
         return
     if loop_attrs.setdefault(target.id, it.attr) != it.attr:
         loop_attrs[target.id] = ""
+
+
+def _is_member_name(name: str) -> bool:
+    """Whether a dotted name reads as an enum member: `Cls.MEMBER`, `mod.Cls.MEMBER` (its last part
+    capitalised); whether `Cls` is a `str` enum is ProjectIndex.is_str_enum's question."""
+    return "." in name and name.rpartition(".")[2][:1].isupper()
 
 
 def _function_defaults(node: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, str]:
